@@ -1,0 +1,794 @@
+"""The game of Tongiaki as a state machine (R1-R14).
+
+A :class:`Game` always waits for exactly one decision of one player, or is
+over. Its options are enumerable and sorted as ``CONFORMANCE.md`` writes them;
+:meth:`Game.apply` accepts exactly one of them and returns what happened as
+events. Chance is an input: the stack order is given when the game is created
+and the engine never shuffles.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+from .cycles import QuietGraph
+from .errors import ActionError, Reason, RecordError
+from .landing import Arrangement, Colours, arrangements
+from .tiles import (
+    COLOURS,
+    SHIPS_PER_COLOUR,
+    STACK_TILES,
+    START_ISLAND,
+    TILES,
+    Hex,
+    Tile,
+    neighbour,
+    opposite,
+)
+
+Action = dict[str, Any]
+Event = dict[str, Any]
+Json = Any
+
+SETUP = "setup"
+TURN = "turn"
+EMIGRATE = "emigrate"
+LAND = "land"
+PLACE = "place"
+SETTLE_SHIP = "settle_ship"
+
+#: Every kind of decision (R14, CONFORMANCE.md "Decisions").
+DECISION_KINDS: tuple[str, ...] = (SETUP, TURN, EMIGRATE, LAND, PLACE, SETTLE_SHIP)
+
+
+def canonical(value: Json) -> str:
+    """The canonical JSON text of ``value`` (sorted keys, no spaces)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The pending decision: who decides, what kind, the context and the options."""
+
+    kind: str
+    player: str
+    options: tuple[Action, ...]
+    context: dict[str, Json] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Json]:
+        """The decision as CONFORMANCE.md writes it."""
+        return {"kind": self.kind, "player": self.player, "options": list(self.options),
+                **self.context}
+
+
+def _hex(value: Sequence[int]) -> list[int]:
+    return [value[0], value[1]]
+
+
+def _returned(colours: Iterable[str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for colour in colours:
+        counts[colour] = counts.get(colour, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+class Game:
+    """One game of Tongiaki, from set-up to the final ranking.
+
+    Create it with :meth:`new` (seats and stack order) or :meth:`from_record`.
+    Read :attr:`decision`, answer with :meth:`apply`; every call returns the
+    events of what happened. Nothing but :meth:`apply` and its fast paths
+    changes a game.
+    """
+
+    # ------------------------------------------------------------------ set-up
+
+    def __init__(self, seats: Sequence[str], stack: Sequence[str]) -> None:
+        self._check_setup(seats, stack)
+        self.seats: tuple[str, ...] = tuple(seats)
+        self.initial_stack: tuple[str, ...] = tuple(stack)
+        self.actions: list[Action] = []
+        self._draw_pile: list[str] = list(reversed(stack))
+        self._islands_left = sum(1 for t in stack if TILES[t].is_island)
+        self._seas_left = len(stack) - self._islands_left
+        self._tiles: dict[Hex, tuple[Tile, int]] = {}
+        self._ships: dict[Hex, tuple[Colours, ...]] = {}
+        self._royal: dict[Hex, str] = {}
+        self._founded = dict.fromkeys(self.seats, 0)
+        self._removed: list[str] = []
+        self._supply = dict.fromkeys(self.seats, SHIPS_PER_COLOUR)
+        self._at_sea: list[str] = []
+        self._active = 0
+        self._setups = 0
+        self._cleared_in_chain = False
+        self._events: list[Event] = []
+        self._result: dict[str, dict[str, int]] | None = None
+        self._graph: QuietGraph | None = None
+        # The pending decision.
+        self._kind: str | None = SETUP
+        self._group: Colours = ()
+        self._island: Hex = (0, 0)
+        self._restricted = False
+        self._last = False
+        self._why = ""
+        self._options: tuple[Action, ...] | None = None
+        self._index: dict[str, int] | None = None
+        self._place(TILES[START_ISLAND], (0, 0), 0)
+
+    @classmethod
+    def new(cls, seats: Sequence[str], stack: Sequence[str]) -> Game:
+        """A new game: ``seats`` are colours in seat order, ``stack`` the 31 tiles top first."""
+        return cls(seats, stack)
+
+    @classmethod
+    def from_record(cls, record: dict[str, Json], *, checked: bool = True) -> Game:
+        """Replay a record (``seats``, ``stack``, ``actions``) into a game.
+
+        With ``checked`` every action must be one of the options (raising
+        :class:`ActionError` with ``metadata["step"]`` otherwise); without it the
+        actions are trusted, as for a log this engine wrote itself.
+        """
+        if not isinstance(record, dict):
+            raise RecordError("a record is a JSON object")
+        game = cls(record.get("seats"), record.get("stack"))  # type: ignore[arg-type]
+        actions = record.get("actions", [])
+        if not isinstance(actions, list):
+            raise RecordError("actions must be a list")
+        for step, action in enumerate(actions):
+            if checked:
+                try:
+                    game.apply(action)
+                except ActionError as error:
+                    error.metadata["step"] = step
+                    raise
+            else:
+                game.apply_unchecked(action)
+        return game
+
+    @staticmethod
+    def _check_setup(seats: object, stack: object) -> None:
+        if not isinstance(seats, (list, tuple)) or not 2 <= len(seats) <= 6:
+            raise RecordError("seats must be a list of 2 to 6 colours", field="seats")
+        if any(not isinstance(c, str) or c not in COLOURS for c in seats):
+            raise RecordError(f"seats must be colours out of {', '.join(COLOURS)}", field="seats")
+        if len(set(seats)) != len(seats):
+            raise RecordError("a colour can take only one seat", field="seats")
+        if not isinstance(stack, (list, tuple)) or any(not isinstance(t, str) for t in stack):
+            raise RecordError("stack must be a list of tile ids", field="stack")
+        if sorted(stack) != sorted(STACK_TILES):
+            raise RecordError("stack must hold the 31 tiles other than tonga, each once",
+                              field="stack")
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def over(self) -> bool:
+        """True once the game has ended (R12)."""
+        return self._kind is None
+
+    @property
+    def result(self) -> dict[str, dict[str, int]] | None:
+        """Points, tie-break figures and ranks (R13), once the game is over."""
+        return self._result
+
+    @property
+    def active_player(self) -> str:
+        """The player whose turn it is (during set-up: who places next)."""
+        return self.seats[self._active]
+
+    @property
+    def decision(self) -> Decision | None:
+        """The pending decision, or None when the game is over."""
+        if self._kind is None:
+            return None
+        return Decision(self._kind, self.seats[self._active], self.options(), self._context())
+
+    def options(self) -> tuple[Action, ...]:
+        """The options of the pending decision, sorted by their canonical JSON."""
+        if self._options is None:
+            if self._kind is None:
+                return ()
+            keyed = sorted((canonical(o), o) for o in self._enumerate())
+            self._options = tuple(o for _, o in keyed)
+            self._index = {k: i for i, (k, _) in enumerate(keyed)}
+        return self._options
+
+    def _context(self) -> dict[str, Json]:
+        if self._kind == LAND:
+            return {"island": _hex(self._island), "group": list(self._group)}
+        if self._kind == PLACE:
+            return {"why": self._why}
+        if self._kind == SETTLE_SHIP:
+            return {"island": _hex(self._island)}
+        return {}
+
+    def supply(self, colour: str) -> int:
+        """Ships of ``colour`` in supply."""
+        return self._supply[colour]
+
+    @property
+    def stack_counts(self) -> dict[str, int]:
+        """How many island and sea tiles are still in the stack."""
+        return {"island": self._islands_left, "sea": self._seas_left}
+
+    @property
+    def stack_remaining(self) -> list[str]:
+        """The tiles still in the stack, sorted by id: public, unlike their order."""
+        return sorted(self._draw_pile)
+
+    def tile_at(self, at: Hex) -> tuple[str, int] | None:
+        """The tile id and rotation at ``at``, if a tile lies there."""
+        placed = self._tiles.get(at)
+        return (placed[0].id, placed[1]) if placed else None
+
+    def beach_ships(self, at: Hex) -> tuple[Colours, ...]:
+        """The colours on each beach of the island at ``at`` (empty for other hexes)."""
+        return self._ships.get(at, ())
+
+    # ------------------------------------------------------------------ applying
+
+    def apply(self, action: Json, player: str | None = None) -> list[Event]:
+        """Apply ``action``, one of the options of the pending decision, and return the events.
+
+        ``player`` is the colour of whoever sends the action; leave it out only
+        where the caller has already made sure it is theirs. Raises
+        :class:`ActionError` and leaves the game unchanged otherwise.
+        """
+        if self._kind is None:
+            raise ActionError(Reason.GAME_OVER, "the game is over")
+        if player is not None:
+            if player not in self.seats:
+                raise ActionError(Reason.UNKNOWN_PLAYER, f"{player!r} has no seat in this game",
+                                  player=player)
+            if player != self.seats[self._active]:
+                raise ActionError(Reason.NOT_YOUR_TURN, f"it is {self.seats[self._active]}'s "
+                                  "decision", player=player, expected=self.seats[self._active])
+        from .actions import validate  # small module, imported late to keep this one lean
+
+        validate(action)
+        self.options()
+        assert self._index is not None
+        index = self._index.get(canonical(action))
+        if index is None:
+            raise ActionError(Reason.ILLEGAL_ACTION,
+                              f"{action.get('act')!r} is not an option of this {self._kind} "
+                              "decision", decision=self._kind, act=action.get("act"))
+        return self._do(self._options[index])  # type: ignore[index]
+
+    def apply_option(self, index: int) -> list[Event]:
+        """Apply option number ``index`` of the pending decision (bots and playouts)."""
+        options = self.options()
+        if not 0 <= index < len(options):
+            raise ActionError(Reason.ILLEGAL_ACTION, f"there is no option {index}", index=index)
+        return self._do(options[index])
+
+    def apply_unchecked(self, action: Action) -> list[Event]:
+        """Apply an action known to be legal, e.g. from a log this engine checked before.
+
+        Skips enumerating the options. Anything else is undefined: use
+        :meth:`apply` for actions from outside.
+        """
+        return self._do(action)
+
+    def _do(self, action: Action) -> list[Event]:
+        self.actions.append(action)
+        self._events = []
+        self._options = None
+        self._index = None
+        act = action["act"]
+        if act == "setup":
+            self._act_setup(action)
+        elif act == "expand":
+            self._act_expand(action)
+        elif act == "royal":
+            self._act_royal(action)
+        elif act == "settle":
+            self._act_settle()
+        elif act == "tonga":
+            self._act_tonga(action)
+        elif act == "single":
+            self._act_single(action)
+        elif act == "emigrate":
+            self._act_emigrate(action)
+        elif act == "land":
+            self._act_land(action)
+        elif act == "place":
+            self._act_place(action)
+        elif act == "settle_ship":
+            self._act_settle_ship(action)
+        else:  # pragma: no cover - validate() admits no other act
+            raise AssertionError(act)
+        return self._events
+
+    # ------------------------------------------------------------------ board
+
+    def _place(self, tile: Tile, at: Hex, rot: int) -> None:
+        self._tiles[at] = (tile, rot)
+        if tile.is_island:
+            self._ships[at] = tuple(() for _ in tile.beaches)
+        self._graph = None
+
+    def _draw(self, at: Hex, rot: int, why: str) -> Tile:
+        """Draw the top tile and place it at ``at`` (R2); the caller checks R12."""
+        tile = TILES[self._draw_pile.pop()]
+        if tile.is_island:
+            self._islands_left -= 1
+        else:
+            self._seas_left -= 1
+        self._place(tile, at, rot)
+        self._emit("tile_placed", tile=tile.id, at=_hex(at), rot=rot, why=why,
+                   stack=self.stack_counts)
+        return tile
+
+    def _stack_exhausted(self) -> bool:
+        """R12: the stack holds no island tile or no sea tile."""
+        return self._islands_left == 0 or self._seas_left == 0
+
+    def _add_ship(self, beach: Sequence[int], colour: str) -> None:
+        at = (beach[0], beach[1])
+        ships = list(self._ships[at])
+        ships[beach[2]] = tuple(sorted((*ships[beach[2]], colour)))
+        self._ships[at] = tuple(ships)
+        self._supply[colour] -= 1
+
+    def _free(self, at: Hex) -> list[int]:
+        tile = self._tiles[at][0]
+        return [b.moorings - len(s) for b, s in zip(tile.beaches, self._ships[at], strict=True)]
+
+    def _full_beaches(self) -> list[tuple[Hex, int]]:
+        full = []
+        for at, ships in self._ships.items():
+            beaches = self._tiles[at][0].beaches
+            for b, colours in enumerate(ships):
+                if len(colours) == beaches[b].moorings:
+                    full.append((at, b))
+        return full
+
+    def _jetty_dirs(self, at: Hex, b: int) -> list[int]:
+        tile, rot = self._tiles[at]
+        return [(j + rot) % 6 for j in tile.beaches[b].jetties]
+
+    def _has_ship_on_beach(self, colour: str) -> bool:
+        return any(colour in s for ships in self._ships.values() for s in ships)
+
+    def _open_ends(self) -> list[tuple[Hex, int]]:
+        """Open ends (R2): empty neighbours of sea tiles and of island jetties."""
+        ends = []
+        empty_sides = []
+        for at, (tile, rot) in self._tiles.items():
+            faces = range(6) if tile.is_sea else sorted(
+                (j + rot) % 6 for b in tile.beaches for j in b.jetties)
+            for d in range(6):
+                if neighbour(at, d) in self._tiles:
+                    continue
+                empty_sides.append((at, d))
+                if d in faces:
+                    ends.append((at, d))
+        return ends or empty_sides
+
+    def quiet_graph(self) -> QuietGraph:
+        """The R11 analysis of the current board (tiles and royal islands)."""
+        if self._graph is None:
+            self._graph = QuietGraph(self._tiles, self._royal)
+        return self._graph
+
+    def _emit(self, kind: str, **fields: Json) -> None:
+        self._events.append({"kind": kind, **fields})
+
+    # ------------------------------------------------------------------ set-up and turns
+
+    def _act_setup(self, action: Action) -> None:
+        """R3.3: one ship on a Tonga beach holding at most one."""
+        player = self.seats[self._active]
+        self._add_ship(action["beach"], player)
+        self._emit("ships_placed", player=player, beaches=[list(action["beach"])], why="setup")
+        self._setups += 1
+        if self._setups == 2 * len(self.seats):
+            self._active = 0
+            self._start_turn()
+        else:
+            self._active = self._setups % len(self.seats)
+            self._kind = SETUP
+
+    def _start_turn(self) -> None:
+        self._kind = TURN
+        self._cleared_in_chain = False
+        self._emit("turn_started", player=self.seats[self._active])
+
+    def _end_turn(self) -> None:
+        self._emit("turn_ended", player=self.seats[self._active])
+        self._active = (self._active + 1) % len(self.seats)
+        self._start_turn()
+
+    def _act_expand(self, action: Action) -> None:
+        """R5: k ships on k different beaches of one island, with R5.3's take first."""
+        player = self.seats[self._active]
+        take = action["take"]
+        if take is not None:
+            at = (take[0], take[1])
+            ships = list(self._ships[at])
+            colours = list(ships[take[2]])
+            colours.remove(player)
+            ships[take[2]] = tuple(colours)
+            self._ships[at] = tuple(ships)
+            self._supply[player] += 1
+            self._emit("ship_taken", player=player, beach=list(take))
+        q, r = action["island"]
+        beaches = [[q, r, b] for b in action["beaches"]]
+        for beach in beaches:
+            self._add_ship(beach, player)
+        self._emit("ships_placed", player=player, beaches=beaches, why="expand")
+        self._continue_chain()
+
+    def _act_tonga(self, action: Action) -> None:
+        """R4.1: two ships on Tonga for a player with no ship on a beach."""
+        player = self.seats[self._active]
+        at = self._tonga_hex()
+        assert at is not None
+        beaches = [[at[0], at[1], b] for b in action["beaches"]]
+        for beach in beaches:
+            self._add_ship(beach, player)
+        self._emit("ships_placed", player=player, beaches=beaches, why="tonga")
+        self._continue_chain()
+
+    def _act_single(self, action: Action) -> None:
+        """R4.1: one ship on a beach of another island."""
+        player = self.seats[self._active]
+        self._add_ship(action["beach"], player)
+        self._emit("ships_placed", player=player, beaches=[list(action["beach"])], why="single")
+        self._continue_chain()
+
+    def _act_royal(self, action: Action) -> None:
+        """R9: one ship to the mask, the others home; the turn ends."""
+        player = self.seats[self._active]
+        at = (action["island"][0], action["island"][1])
+        ships = [c for s in self._ships[at] for c in s]
+        self._ships[at] = tuple(() for _ in self._ships[at])
+        self._supply[player] += len(ships) - 1
+        self._royal[at] = player
+        self._founded[player] += 1
+        self._graph = None
+        self._emit("royal_founded", player=player, island=_hex(at), tile=self._tiles[at][0].id,
+                   returned=_returned(ships[1:]))
+        self._end_turn()
+
+    def _act_settle(self) -> None:
+        """R10.1: every ship of the player on a beach goes home."""
+        player = self.seats[self._active]
+        returned = 0
+        for at, ships in self._ships.items():
+            if any(player in s for s in ships):
+                kept = tuple(tuple(c for c in s if c != player) for s in ships)
+                returned += sum(len(s) for s in ships) - sum(len(s) for s in kept)
+                self._ships[at] = kept
+        self._supply[player] += returned
+        self._emit("settlement_started", player=player, returned=returned)
+        self._ask_place("settle")
+
+    def _tonga_hex(self) -> Hex | None:
+        placed = self._tiles.get((0, 0))
+        return (0, 0) if placed is not None and placed[0].id == START_ISLAND else None
+
+    # ------------------------------------------------------------------ placing tiles
+
+    def _ask_place(self, why: str) -> None:
+        """R10.2 / R11.3: the next open end, or (0, 0) on an empty board."""
+        self._why = why
+        if self._tiles:
+            self._kind = PLACE
+            return
+        self._place_tile((0, 0), 0)
+
+    def _act_place(self, action: Action) -> None:
+        q, r = action["from"]
+        d = action["dir"]
+        self._place_tile(neighbour((q, r), d), opposite(d))
+
+    def _place_tile(self, at: Hex, rot: int) -> None:
+        tile = self._draw(at, rot, self._why)
+        last = self._stack_exhausted()
+        if tile.is_sea:
+            if last:
+                self._finish()
+            else:
+                self._ask_place(self._why)
+            return
+        if self._why == "settle":
+            self._kind = SETTLE_SHIP
+            self._island = at
+            self._last = last
+        elif last:
+            self._finish()
+        else:
+            self._end_turn()
+
+    def _act_settle_ship(self, action: Action) -> None:
+        """R10.3: one ship on any beach of the new island; the turn ends."""
+        player = self.seats[self._active]
+        self._add_ship(action["beach"], player)
+        self._emit("ships_placed", player=player, beaches=[list(action["beach"])], why="settle")
+        if self._last:
+            self._finish()
+        else:
+            self._end_turn()
+
+    # ------------------------------------------------------------------ chain reactions
+
+    def _continue_chain(self) -> None:
+        """R7 and R11: emigrate while a beach is full; clear endless cycles; end the turn."""
+        while self._full_beaches():
+            graph = self.quiet_graph()
+            position = graph.position(self._ships)
+            if graph.can_end(position):
+                self._kind = EMIGRATE
+                return
+            self._clear(graph.caught_islands(position))
+        if self._cleared_in_chain and (
+            not self._ships or not self._has_ship_on_beach(self.seats[self._active])
+        ):
+            self._ask_place("recover")
+            return
+        self._end_turn()
+
+    def _clear(self, islands: Iterable[Hex]) -> None:
+        """R11.2: clear the islands caught in closed cycles and remove their tiles."""
+        self._cleared_in_chain = True
+        for at in sorted(islands):
+            ships = [c for s in self._ships.pop(at) for c in s]
+            for colour in ships:
+                self._supply[colour] += 1
+            tile = self._tiles.pop(at)[0]
+            self._removed.append(tile.id)
+            self._emit("island_removed", island=_hex(at), tile=tile.id, returned=_returned(ships))
+        self._graph = None
+
+    def _act_emigrate(self, action: Action) -> None:
+        """R6: the whole beach sails out of one jetty and walks the sea paths."""
+        player = self.seats[self._active]
+        q, r, b = action["beach"]
+        start = (q, r)
+        heading = action["dir"]
+        graph = self.quiet_graph()
+        quiet = graph.is_quiet(graph.position(self._ships), start, b, heading)
+        ships = list(self._ships[start])
+        group = ships[b]
+        ships[b] = ()
+        self._ships[start] = tuple(ships)
+        self._emit("emigrated", player=player, beach=[q, r, b], dir=heading, group=list(group))
+        colours = len(set(group))
+        here = start
+        while True:
+            ahead = neighbour(here, heading)
+            placed = self._tiles.get(ahead)
+            if placed is None:
+                tile = self._draw(ahead, opposite(heading), "voyage")
+                if self._stack_exhausted() and tile.is_sea:
+                    self._at_sea.extend(group)
+                    self._emit("stranded", at=_hex(ahead), tile=tile.id, group=list(group))
+                    self._finish()
+                    return
+                placed = self._tiles[ahead]
+            tile, rot = placed
+            if tile.is_island:
+                if ahead in self._royal:
+                    self._emit("bounced", at=_hex(ahead), owner=self._royal[ahead],
+                               back_to=_hex(start))
+                    ahead = start
+                self._ask_landing(ahead, group, restricted=quiet)
+                return
+            enter = (opposite(heading) - rot) % 6
+            leave, danger = tile.exits[enter]
+            out = (leave + rot) % 6
+            crossing = {"at": _hex(ahead), "tile": tile.id, "enter": opposite(heading),
+                        "exit": out, "danger": danger, "colours": colours}
+            if danger > colours:
+                for colour in group:
+                    self._supply[colour] += 1
+                self._emit("voyage_failed", **crossing, returned=_returned(group))
+                self._continue_chain()
+                return
+            self._emit("sea_crossed", **crossing)
+            here, heading = ahead, out
+
+    def _ask_landing(self, at: Hex, group: Colours, *, restricted: bool) -> None:
+        self._kind = LAND
+        self._island = at
+        self._group = group
+        self._restricted = restricted
+        self._last = self._stack_exhausted()
+
+    def _act_land(self, action: Action) -> None:
+        """R8: the chosen arrangement lands; ships that do not fit go home."""
+        player = self.seats[self._active]
+        q, r = self._island
+        left = list(self._group)
+        for b, colour in action["ships"]:
+            left.remove(colour)
+            ships = list(self._ships[(q, r)])
+            ships[b] = tuple(sorted((*ships[b], colour)))
+            self._ships[(q, r)] = tuple(ships)
+        for colour in left:
+            self._supply[colour] += 1
+        self._emit("landed", player=player, island=[q, r],
+                   ships=[list(s) for s in action["ships"]], returned=_returned(left))
+        self._group = ()
+        if self._last:
+            self._finish()
+        else:
+            self._continue_chain()
+
+    # ------------------------------------------------------------------ options
+
+    def _enumerate(self) -> list[Action]:
+        kind = self._kind
+        if kind == SETUP:
+            return [{"act": "setup", "beach": [0, 0, b]}
+                    for b, s in enumerate(self._ships[(0, 0)]) if len(s) <= 1]
+        if kind == TURN:
+            return self._turn_options()
+        if kind == EMIGRATE:
+            return self._emigrate_options()
+        if kind == LAND:
+            return self._land_options()
+        if kind == PLACE:
+            return [{"act": "place", "dir": d, "from": _hex(at)} for at, d in self._open_ends()]
+        if kind == SETTLE_SHIP:
+            q, r = self._island
+            return [{"act": "settle_ship", "beach": [q, r, b]}
+                    for b in range(len(self._ships[self._island]))]
+        return []
+
+    def _turn_options(self) -> list[Action]:
+        """R4, R5, R9, R10: the options at the start of a turn."""
+        player = self.seats[self._active]
+        options: list[Action] = []
+        mine = {at: sum(s.count(player) for s in ships) for at, ships in self._ships.items()}
+        mine = {at: n for at, n in mine.items() if n}
+        if mine:
+            supply = self._supply[player]
+            takes = [[at[0], at[1], b] for at in mine
+                     for b, s in enumerate(self._ships[at]) if player in s]
+            for at, n in mine.items():
+                beaches = len(self._ships[at])
+                island = _hex(at)
+                if supply:
+                    for chosen in combinations(range(beaches), min(n, beaches, supply)):
+                        options.append({"act": "expand", "beaches": list(chosen),
+                                        "island": island, "take": None})
+                else:
+                    for take in takes:
+                        for b in range(beaches):
+                            options.append({"act": "expand", "beaches": [b], "island": island,
+                                            "take": take})
+            if self._founded[player] < 2:
+                for at in mine:
+                    others = any(c != player for s in self._ships[at] for c in s)
+                    if not others and self._tiles[at][0].id != START_ISLAND:
+                        options.append({"act": "royal", "island": _hex(at)})
+        else:
+            supply = self._supply[player]
+            tonga = self._tonga_hex()
+            if tonga is not None and supply >= 2:
+                free = self._free(tonga)
+                for b1 in range(len(free)):
+                    for b2 in range(b1, len(free)):
+                        if free[b1] >= (2 if b1 == b2 else 1) and free[b2] >= 1:
+                            options.append({"act": "tonga", "beaches": [b1, b2]})
+            if supply >= 1:
+                for at in self._ships:
+                    if at == tonga or at in self._royal:
+                        continue
+                    for b, f in enumerate(self._free(at)):
+                        if f:
+                            options.append({"act": "single", "beach": [at[0], at[1], b]})
+        options.append({"act": "settle"})
+        return options
+
+    def _emigrate_options(self) -> list[Action]:
+        """R7 with R11.1: every jetty of every full beach, quiet ones only if they can end."""
+        graph = self.quiet_graph()
+        position = graph.position(self._ships)
+        options: list[Action] = []
+        for at, b in self._full_beaches():
+            for d in self._jetty_dirs(at, b):
+                if graph.allowed_emigration(position, at, b, d):
+                    options.append({"act": "emigrate", "beach": [at[0], at[1], b], "dir": d})
+        return options
+
+    def _land_options(self) -> list[Action]:
+        """R8, with R11.1's restriction after a quiet emigration."""
+        free = self._free(self._island)
+        found = list(arrangements(self._group, free))
+        if self._restricted:
+            graph = self.quiet_graph()
+            position = graph.position(self._ships)
+            found = [a for a in found if graph.can_end(graph.landed(position, self._island, a))]
+        return [{"act": "land", "ships": _ships_of(a)} for a in found]
+
+    # ------------------------------------------------------------------ end and views
+
+    def _finish(self) -> None:
+        """R12 and R13: the game is over; score and rank."""
+        self._kind = None
+        points = dict.fromkeys(self.seats, 0)
+        islands = dict.fromkeys(self.seats, 0)
+        ships = dict.fromkeys(self.seats, 0)
+        for at, (tile, _) in self._tiles.items():
+            if tile.is_sea:
+                continue
+            present = {c for s in self._ships[at] for c in s}
+            for colour in (c for s in self._ships[at] for c in s):
+                ships[colour] += 1
+            if at in self._royal:
+                present.add(self._royal[at])
+                ships[self._royal[at]] += 1
+            for colour in present:
+                points[colour] += tile.points
+                islands[colour] += 1
+        key = {c: (-points[c], -islands[c], ships[c]) for c in self.seats}
+        rank = {c: 1 + sum(1 for o in self.seats if key[o] < key[c]) for c in self.seats}
+        self._result = {"points": points, "islands": islands, "ships": ships, "rank": rank}
+        self._emit("game_over", **self._result)
+
+    def scores(self) -> dict[str, int]:
+        """Points each player would score if the game ended now (R13)."""
+        points = dict.fromkeys(self.seats, 0)
+        for at, (tile, _) in self._tiles.items():
+            if tile.is_island:
+                present = {c for s in self._ships[at] for c in s}
+                if at in self._royal:
+                    present.add(self._royal[at])
+                for colour in present:
+                    points[colour] += tile.points
+        return points
+
+    def snapshot(self) -> dict[str, Json]:
+        """The state as CONFORMANCE.md writes it (with stack counts, never the order)."""
+        decision = self.decision
+        return {
+            "at_sea": sorted(self._at_sea),
+            "beaches": [[at[0], at[1], b, list(s)] for at in sorted(self._ships)
+                        for b, s in enumerate(self._ships[at]) if s],
+            "decision": decision.to_dict() if decision else None,
+            "removed": sorted(self._removed),
+            "result": self._result,
+            "royal": [[at[0], at[1], c] for at, c in sorted(self._royal.items())],
+            "stack": self.stack_counts,
+            "supply": dict(self._supply),
+            "tiles": [[at[0], at[1], t.id, rot] for at, (t, rot) in sorted(self._tiles.items())],
+        }
+
+    def view(self, viewer: str | None = None) -> dict[str, Json]:
+        """What ``viewer`` (a seat's colour, or None for a spectator) may see.
+
+        Everything but the stack order: the snapshot, plus the seats, whose turn
+        it is, royal islands founded, points so far and the tiles still in the
+        stack as a sorted list.
+        """
+        if viewer is not None and viewer not in self.seats:
+            raise ActionError(Reason.UNKNOWN_PLAYER, f"{viewer!r} has no seat in this game",
+                              player=viewer)
+        view = self.snapshot()
+        view.update(
+            viewer=viewer,
+            seats=list(self.seats),
+            active=self.seats[self._active],
+            founded=dict(self._founded),
+            scores=self.scores(),
+            stack_tiles=self.stack_remaining,
+            step=len(self.actions),
+        )
+        return view
+
+    def record(self) -> dict[str, Json]:
+        """The game record: seats, stack (secret while the game runs) and actions."""
+        return {"seats": list(self.seats), "stack": list(self.initial_stack),
+                "actions": list(self.actions)}
+
+
+def _ships_of(arrangement: Arrangement) -> list[list[Json]]:
+    return [[b, c] for b, share in enumerate(arrangement) for c in share]
