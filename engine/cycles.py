@@ -9,7 +9,7 @@ islands R11.2 clears when no choice can end the chain reaction.
 
 from __future__ import annotations
 
-from collections import deque
+from heapq import heappop, heappush
 from collections.abc import Iterator, Mapping
 
 from .landing import Arrangement, Colours, arrangements
@@ -151,30 +151,36 @@ class QuietGraph:
     def can_end(self, position: Position) -> bool:
         """R11: whether some sequence of quiet steps reaches a position that ends by itself.
 
-        A breadth-first search that stops at the first such position; every
-        position on the way there can end too. Only when nothing is found is the
-        whole reachable graph known not to end.
+        A best-first search (fewest full beaches first) that stops at the first
+        such position; every position on the way there can end too. Only when
+        nothing is found is the whole reachable graph known not to end.
         """
         known = self._can_end.get(position)
         if known is not None:
             return known
+        if self._moves(position) is None:
+            self._can_end[position] = True
+            return True
         parent: dict[Position, Position | None] = {position: None}
-        queue = deque([position])
-        while queue:
-            p = queue.popleft()
-            known = self._can_end.get(p)
-            if known is False:
-                continue
-            if known or self._moves(p) is None:
-                here: Position | None = p
-                while here is not None:
-                    self._can_end[here] = True
-                    here = parent[here]
-                return True
-            for s in self._steps(p):
-                if s not in parent:
-                    parent[s] = p
-                    queue.append(s)
+        heap = [(0, 0, position)]
+        pushed = 0
+        while heap:
+            p = heappop(heap)[2]
+            for step in self._steps(p):
+                if step in parent:
+                    continue
+                parent[step] = p
+                known = self._can_end.get(step)
+                if known is False:
+                    continue
+                if known or self._moves(step) is None:
+                    here: Position | None = step
+                    while here is not None:
+                        self._can_end[here] = True
+                        here = parent[here]
+                    return True
+                pushed += 1
+                heappush(heap, (sum(1 for _ in self._full(step)), pushed, step))
         for p in parent:
             self._can_end[p] = False
         return False
