@@ -6,12 +6,14 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: help install run test pytest lint typecheck bench clean
+.PHONY: help install run test pytest lint typecheck bench clean proto proto-lint serve load-bench
 
 help:
 	@echo "make run        start the game server and the web client"
 	@echo "make test       lint, type-check and run every test"
 	@echo "make bench      run the benchmarks and print their figures"
+	@echo "make serve      start the game server alone (port 50051, data in ./data)"
+	@echo "make proto      regenerate server/gen from proto/ (after proto-lint)"
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,10 +36,32 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 
 typecheck: $(STAMP)
-	$(VENV)/bin/mypy engine tests benchmarks
+	$(VENV)/bin/mypy engine server tests benchmarks
 
 bench: $(STAMP)
 	$(PY) benchmarks/engine_bench.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+
+# The contract: buf lint (STANDARD) and the generated Python under server/gen,
+# whose imports are rewritten to live inside the server package.
+PROTOS := proto/tongiaki/v1/game.proto proto/tongiaki/v1/game_service.proto
+
+proto-lint: $(STAMP)
+	cd proto && ../$(VENV)/bin/buf lint
+
+proto: proto-lint
+	rm -rf server/gen/tongiaki
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m grpc_tools.protoc -Iproto \
+		--python_out=server/gen --grpc_python_out=server/gen \
+		--mypy_out=server/gen --mypy_grpc_out=server/gen $(PROTOS)
+	sed -i 's/^from tongiaki\.v1 import/from server.gen.tongiaki.v1 import/' \
+		server/gen/tongiaki/v1/*.py server/gen/tongiaki/v1/*.pyi
+	touch server/gen/tongiaki/__init__.py server/gen/tongiaki/v1/__init__.py
+
+serve: $(STAMP)
+	$(PY) -m server
+
+load-bench: $(STAMP)
+	$(PY) benchmarks/load_bench.py
