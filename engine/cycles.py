@@ -5,21 +5,56 @@ only move ships between beaches, so the positions they reach form a finite
 graph. This module explores that graph for one board (tiles and royal islands
 fixed): which positions can end (R11), which choices R11.1 allows, and which
 islands R11.2 clears when no choice can end the chain reaction.
+
+The search is the engine's hot path, so a position is compact: one integer
+per beach of every non-royal island, in island order. A beach's integer packs
+its ship count in the low three bits and the count of each colour in three
+bits above that; ships landing on a beach are then a plain addition.
 """
 
 from __future__ import annotations
 
-from heapq import heappop, heappush
 from collections.abc import Iterator, Mapping
+from heapq import heappop, heappush
+from operator import add
 
 from .landing import Arrangement, Colours, arrangements
-from .tiles import Hex, Tile, neighbour, opposite
+from .tiles import COLOURS, Hex, Tile, neighbour, opposite
 
-#: Ships on every beach of every non-royal island, in the graph's island order.
-Position = tuple[tuple[Colours, ...], ...]
+#: One packed beach per beach of every non-royal island, in the graph's order.
+Position = tuple[int, ...]
 #: Where a jetty's voyage ends over the tiles already placed: an island index
 #: (-1 when it reaches an empty hex and would draw) and the highest danger on the way.
 Route = tuple[int, int]
+
+_SIZE = 7
+_SHIP = {colour: 1 + (1 << (3 + 3 * i)) for i, colour in enumerate(COLOURS)}
+_PACKED: dict[Colours, int] = {}
+_COLOUR_COUNT: dict[int, int] = {}
+
+
+def pack(colours: Colours) -> int:
+    """The packed form of a beach's (or a group's) colours."""
+    packed = _PACKED.get(colours)
+    if packed is None:
+        packed = _PACKED[colours] = sum(_SHIP[c] for c in colours)
+    return packed
+
+
+def colour_count(packed: int) -> int:
+    """How many distinct colours a packed group holds (R6)."""
+    n = _COLOUR_COUNT.get(packed)
+    if n is None:
+        fields = packed >> 3
+        n = _COLOUR_COUNT[packed] = sum(1 for i in range(6) if (fields >> (3 * i)) & 7)
+    return n
+
+
+def _unpack(packed: int) -> Colours:
+    fields = packed >> 3
+    return tuple(
+        sorted(c for i, c in enumerate(COLOURS) for _ in range((fields >> (3 * i)) & 7))
+    )
 
 
 class QuietGraph:
@@ -32,157 +67,192 @@ class QuietGraph:
             at for at, (tile, _) in tiles.items() if tile.is_island and at not in royal
         )
         self._index = {at: i for i, at in enumerate(self.islands)}
-        self._moorings = tuple(
-            tuple(b.moorings for b in tiles[at][0].beaches) for at in self.islands
-        )
-        self._jetties = tuple(
-            tuple(tuple((j + tiles[at][1]) % 6 for j in b.jetties) for b in tiles[at][0].beaches)
-            for at in self.islands
-        )
-        self._routes: dict[tuple[int, int], Route] = {}
+        #: The first flat index of each island's beaches (one more entry: the end).
+        self._first: list[int] = []
+        self._island_of: list[int] = []
+        self._moorings: list[int] = []
+        #: Per flat beach: (destination island, highest danger) of each jetty.
+        self._routes: list[tuple[Route, ...]] = []
+        for i, at in enumerate(self.islands):
+            tile, rot = tiles[at]
+            self._first.append(len(self._moorings))
+            for beach in tile.beaches:
+                self._island_of.append(i)
+                self._moorings.append(beach.moorings)
+                self._routes.append(tuple(self._route(i, (j + rot) % 6) for j in beach.jetties))
+        self._first.append(len(self._moorings))
+        self._capacity = [
+            sum(self._moorings[self._first[i] : self._first[i + 1]])
+            for i in range(len(self.islands))
+        ]
+        #: Beaches with a jetty whose voyage draws: emigrating from them is always loud.
+        self._always_loud = [any(dest < 0 for dest, _ in r) for r in self._routes]
         self._can_end: dict[Position, bool] = {}
 
     def position(self, ships: Mapping[Hex, tuple[Colours, ...]]) -> Position:
         """The position of ``ships`` (royal islands' beaches are always empty)."""
-        return tuple(ships[at] for at in self.islands)
+        return tuple(pack(colours) for at in self.islands for colours in ships[at])
+
+    def beach(self, at: Hex, b: int) -> int:
+        """The flat index of beach ``b`` of the island at ``at``."""
+        return self._first[self._index[at]] + b
 
     # ---------------------------------------------------------------- single steps
 
-    def route(self, island: int, direction: int) -> Route:
+    def _route(self, island: int, direction: int) -> Route:
         """Where a voyage from ``island`` out of ``direction`` ends (R6), without drawing."""
-        key = (island, direction)
-        found = self._routes.get(key)
-        if found is not None:
-            return found
         here, heading, danger = self.islands[island], direction, 0
         while True:
             ahead = neighbour(here, heading)
             placed = self._tiles.get(ahead)
             if placed is None:
-                found = (-1, danger)
-                break
+                return -1, danger
             tile, rot = placed
             if tile.is_island:
-                found = (island if ahead in self._royal else self._index[ahead], danger)
-                break
+                return (island if ahead in self._royal else self._index[ahead]), danger
             leave, step_danger = tile.exits[(opposite(heading) - rot) % 6]
             danger = max(danger, step_danger)
             here, heading = ahead, (leave + rot) % 6
-        self._routes[key] = found
-        return found
 
-    def _quiet_landing(self, position: Position, i: int, b: int, d: int) -> tuple[int, Position]:
-        """For a quiet emigration: the island it lands on and the position without the group.
+    def _quiet_dest(self, position: Position, k: int, route: Route) -> int:
+        """The island a quiet emigration from flat beach ``k`` along ``route`` lands on, or -1."""
+        dest, danger = route
+        if dest < 0:
+            return -1
+        group = position[k]
+        if danger and danger > colour_count(group):
+            return -1
+        first, last = self._first[dest], self._first[dest + 1]
+        free = self._capacity[dest] - sum(v & _SIZE for v in position[first:last])
+        if dest == self._island_of[k]:
+            free += group & _SIZE
+        return dest if group & _SIZE <= free else -1
 
-        Returns ``(-1, position)`` when the emigration is loud.
+    def _landings(
+        self, position: Position, full: list[int], k: int, dest: int
+    ) -> Iterator[tuple[Position, list[int]]]:
+        """The positions after the group of flat beach ``k`` sails and lands on ``dest``.
+
+        ``full`` lists the full beaches of ``position``; each position comes with its own.
         """
-        group = position[i][b]
-        dest, danger = self.route(i, d)
-        if dest < 0 or danger > len(set(group)):
-            return -1, position
-        island = list(position[i])
-        island[b] = ()
-        emptied = (*position[:i], tuple(island), *position[i + 1 :])
-        free = sum(self._moorings[dest]) - sum(len(s) for s in emptied[dest])
-        if len(group) > free:
-            return -1, position
-        return dest, emptied
+        group = position[k]
+        emptied = (*position[:k], 0, *position[k + 1 :])
+        first, last = self._first[dest], self._first[dest + 1]
+        moorings = self._moorings[first:last]
+        ships = emptied[first:last]
+        free = tuple(m - (v & _SIZE) for m, v in zip(moorings, ships, strict=True))
+        head, tail = emptied[:first], emptied[last:]
+        others = [f for f in full if f != k and not first <= f < last]
+        for arrangement in _packed_arrangements(group, free):
+            merged = tuple(map(add, ships, arrangement))
+            now_full = [first + i for i, v in enumerate(merged) if v & _SIZE == moorings[i]]
+            yield head + merged + tail, others + now_full if now_full else others
 
-    def _landings(self, position: Position, dest: int, group: Colours) -> Iterator[Position]:
-        ships = position[dest]
-        free = [m - len(s) for m, s in zip(self._moorings[dest], ships, strict=True)]
-        for arrangement in arrangements(group, free):
-            yield self._with(position, dest, arrangement)
+    def _full(self, position: Position) -> list[int]:
+        moorings = self._moorings
+        return [k for k, v in enumerate(position) if v & _SIZE == moorings[k]]
 
-    def _with(self, position: Position, dest: int, arrangement: Arrangement) -> Position:
-        ships = tuple(
-            tuple(sorted(s + add)) if add else s
-            for s, add in zip(position[dest], arrangement, strict=True)
-        )
-        return (*position[:dest], ships, *position[dest + 1 :])
-
-    def landed(self, position: Position, at: Hex, arrangement: Arrangement) -> Position:
-        """The position after ``arrangement`` lands on the island at ``at``."""
-        return self._with(position, self._index[at], arrangement)
-
-    def _full(self, position: Position) -> Iterator[tuple[int, int]]:
-        for i, ships in enumerate(position):
-            moorings = self._moorings[i]
-            for b, colours in enumerate(ships):
-                if len(colours) == moorings[b]:
-                    yield i, b
-
-    def _moves(self, position: Position) -> list[tuple[int, Position, Colours]] | None:
-        """The quiet emigrations of ``position`` as (island, position without the group, group).
+    def _moves(self, position: Position, full: list[int]) -> list[tuple[int, int]] | None:
+        """The quiet emigrations of ``position`` as (flat beach, destination island).
 
         None when the position ends by itself: no beach is full, or a loud
-        emigration is available.
+        emigration is available. ``full`` lists its full beaches.
         """
-        quiet: list[tuple[int, Position, Colours]] = []
-        full = False
-        for i, b in self._full(position):
-            full = True
-            for d in self._jetties[i][b]:
-                dest, emptied = self._quiet_landing(position, i, b, d)
+        if not full:
+            return None
+        always_loud = self._always_loud
+        for k in full:
+            if always_loud[k]:
+                return None
+        quiet: list[tuple[int, int]] = []
+        for k in full:
+            for route in self._routes[k]:
+                dest = self._quiet_dest(position, k, route)
                 if dest < 0:
                     return None
-                quiet.append((dest, emptied, position[i][b]))
-        return quiet if full else None
+                quiet.append((k, dest))
+        return quiet
 
-    def _steps(self, position: Position) -> Iterator[Position]:
+    def _steps(
+        self, position: Position, full: list[int], moves: list[tuple[int, int]]
+    ) -> Iterator[tuple[Position, list[int]]]:
         """The positions one quiet step (an emigration and a landing) away."""
-        for dest, emptied, group in self._moves(position) or ():
-            yield from self._landings(emptied, dest, group)
+        for k, dest in moves:
+            yield from self._landings(position, full, k, dest)
 
     # ---------------------------------------------------------------- R11
 
     def is_quiet(self, position: Position, at: Hex, b: int, d: int) -> bool:
-        """Whether emigrating from beach ``b`` at ``at`` out of ``d`` is quiet (R11)."""
-        return self._quiet_landing(position, self._index[at], b, d)[0] >= 0
+        """Whether emigrating from beach ``b`` at ``at`` out of world direction ``d`` is quiet."""
+        k = self.beach(at, b)
+        return self._quiet_dest(position, k, self._jetty_route(at, b, d)) >= 0
+
+    def _jetty_route(self, at: Hex, b: int, d: int) -> Route:
+        tile, rot = self._tiles[at]
+        jetties = [(j + rot) % 6 for j in tile.beaches[b].jetties]
+        return self._routes[self.beach(at, b)][jetties.index(d)]
 
     def allowed_emigration(self, position: Position, at: Hex, b: int, d: int) -> bool:
         """R11.1: loud emigrations always; quiet ones if some landing after them can end."""
-        i = self._index[at]
-        dest, emptied = self._quiet_landing(position, i, b, d)
+        k = self.beach(at, b)
+        dest = self._quiet_dest(position, k, self._jetty_route(at, b, d))
         if dest < 0:
             return True
-        return any(self.can_end(p) for p in self._landings(emptied, dest, position[i][b]))
+        full = self._full(position)
+        return any(self.can_end(p, f) for p, f in self._landings(position, full, k, dest))
 
-    def can_end(self, position: Position) -> bool:
+    def landing_can_end(self, position: Position, at: Hex, arrangement: Arrangement) -> bool:
+        """R11.1: whether the position after ``arrangement`` lands on ``at`` can end."""
+        i = self._index[at]
+        first, last = self._first[i], self._first[i + 1]
+        merged = tuple(v + pack(a) for v, a in zip(position[first:last], arrangement,
+                                                   strict=True))
+        moorings = self._moorings
+        full = [k for k, v in enumerate(position)
+                if v & _SIZE == moorings[k] and not first <= k < last]
+        full += [first + j for j, v in enumerate(merged) if v & _SIZE == moorings[first + j]]
+        return self.can_end(position[:first] + merged + position[last:], full)
+
+    def can_end(self, position: Position, full: list[int] | None = None) -> bool:
         """R11: whether some sequence of quiet steps reaches a position that ends by itself.
 
         A best-first search (fewest full beaches first) that stops at the first
         such position; every position on the way there can end too. Only when
         nothing is found is the whole reachable graph known not to end.
+        ``full`` may give the full beaches of ``position`` when the caller knows them.
         """
-        known = self._can_end.get(position)
+        if full is None:
+            full = self._full(position)
+        moves = self._moves(position, full)
+        if moves is None:
+            return True
+        memo = self._can_end
+        known = memo.get(position)
         if known is not None:
             return known
-        if self._moves(position) is None:
-            self._can_end[position] = True
-            return True
         parent: dict[Position, Position | None] = {position: None}
-        heap = [(0, 0, position)]
+        heap = [(0, 0, position, full, moves)]
         pushed = 0
         while heap:
-            p = heappop(heap)[2]
-            for step in self._steps(p):
+            _, _, p, p_full, p_moves = heappop(heap)
+            for step, step_full in self._steps(p, p_full, p_moves):
                 if step in parent:
                     continue
                 parent[step] = p
-                known = self._can_end.get(step)
+                known = memo.get(step)
                 if known is False:
                     continue
-                if known or self._moves(step) is None:
+                step_moves = None if known else self._moves(step, step_full)
+                if step_moves is None:
                     here: Position | None = step
                     while here is not None:
-                        self._can_end[here] = True
+                        memo[here] = True
                         here = parent[here]
                     return True
                 pushed += 1
-                heappush(heap, (sum(1 for _ in self._full(step)), pushed, step))
+                heappush(heap, (len(step_full), pushed, step, step_full, step_moves))
         for p in parent:
-            self._can_end[p] = False
+            memo[p] = False
         return False
 
     def caught_islands(self, position: Position) -> set[Hex]:
@@ -193,16 +263,22 @@ class QuietGraph:
         connected components of the graph it reaches.
         """
         graph: dict[Position, list[Position]] = {}
-        todo = [position]
+        todo = [(position, self._full(position))]
         while todo:
-            p = todo.pop()
-            if p not in graph:
-                graph[p] = list(self._steps(p))
-                todo.extend(s for s in graph[p] if s not in graph)
+            p, full = todo.pop()
+            if p in graph:
+                continue
+            steps = list(self._steps(p, full, self._moves(p, full) or []))
+            graph[p] = [step for step, _ in steps]
+            todo.extend(steps)
         caught: set[Hex] = set()
         for component in _terminal_components(graph):
             for p in component:
-                caught.update(self.islands[i] for i, _ in self._full(p))
+                caught.update(
+                    self.islands[self._island_of[k]]
+                    for k, v in enumerate(p)
+                    if v & _SIZE == self._moorings[k]
+                )
         return caught
 
 
@@ -253,3 +329,17 @@ def _terminal_components(graph: dict[Position, list[Position]]) -> list[list[Pos
         for n, members in enumerate(components)
         if all(component_of[s] == n for p in members for s in graph[p])
     ]
+
+
+_ARRANGEMENTS: dict[tuple[int, tuple[int, ...]], tuple[tuple[int, ...], ...]] = {}
+
+
+def _packed_arrangements(group: int, free: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """:func:`arrangements` of a packed group, packed and remembered."""
+    key = (group, free)
+    found = _ARRANGEMENTS.get(key)
+    if found is None:
+        found = _ARRANGEMENTS[key] = tuple(
+            tuple(pack(share) for share in a) for a in arrangements(_unpack(group), free)
+        )
+    return found

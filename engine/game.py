@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from itertools import combinations
 from typing import Any
 
@@ -20,6 +21,7 @@ from .errors import ActionError, Reason, RecordError
 from .landing import Arrangement, Colours, arrangements
 from .tiles import (
     COLOURS,
+    DIRECTIONS,
     SHIPS_PER_COLOUR,
     STACK_TILES,
     START_ISLAND,
@@ -33,6 +35,8 @@ from .tiles import (
 Action = dict[str, Any]
 Event = dict[str, Any]
 Json = Any
+#: An option with its canonical JSON, the key it is sorted and matched by.
+Keyed = tuple[str, Action]
 
 SETUP = "setup"
 TURN = "turn"
@@ -192,7 +196,7 @@ class Game:
         if self._options is None:
             if self._kind is None:
                 return ()
-            keyed = sorted((canonical(o), o) for o in self._enumerate())
+            keyed = sorted(self._enumerate(), key=_first)
             self._options = tuple(o for _, o in keyed)
             self._index = {k: i for i, (k, _) in enumerate(keyed)}
         return self._options
@@ -335,16 +339,17 @@ class Game:
         self._ships[at] = tuple(ships)
         self._supply[colour] -= 1
 
-    def _free(self, at: Hex) -> list[int]:
-        tile = self._tiles[at][0]
-        return [b.moorings - len(s) for b, s in zip(tile.beaches, self._ships[at], strict=True)]
+    def _free(self, at: Hex) -> tuple[int, ...]:
+        moorings = _MOORINGS[self._tiles[at][0].id]
+        return tuple(m - len(s) for m, s in zip(moorings, self._ships[at], strict=True))
 
     def _full_beaches(self) -> list[tuple[Hex, int]]:
         full = []
+        tiles = self._tiles
         for at, ships in self._ships.items():
-            beaches = self._tiles[at][0].beaches
+            moorings = _MOORINGS[tiles[at][0].id]
             for b, colours in enumerate(ships):
-                if len(colours) == beaches[b].moorings:
+                if len(colours) == moorings[b]:
                     full.append((at, b))
         return full
 
@@ -359,11 +364,12 @@ class Game:
         """Open ends (R2): empty neighbours of sea tiles and of island jetties."""
         ends = []
         empty_sides = []
-        for at, (tile, rot) in self._tiles.items():
-            faces = range(6) if tile.is_sea else sorted(
-                (j + rot) % 6 for b in tile.beaches for j in b.jetties)
-            for d in range(6):
-                if neighbour(at, d) in self._tiles:
+        tiles = self._tiles
+        for at, (tile, rot) in tiles.items():
+            faces = _FACES[tile.id, rot]
+            q, r = at
+            for d, (dq, dr) in enumerate(DIRECTIONS):
+                if (q + dq, r + dr) in tiles:
                     continue
                 empty_sides.append((at, d))
                 if d in faces:
@@ -623,10 +629,11 @@ class Game:
 
     # ------------------------------------------------------------------ options
 
-    def _enumerate(self) -> list[Action]:
+    def _enumerate(self) -> list[Keyed]:
+        """The options of the pending decision, each with its canonical JSON."""
         kind = self._kind
         if kind == SETUP:
-            return [{"act": "setup", "beach": [0, 0, b]}
+            return [_beach_option("setup", 0, 0, b)
                     for b, s in enumerate(self._ships[(0, 0)]) if len(s) <= 1]
         if kind == TURN:
             return self._turn_options()
@@ -635,79 +642,91 @@ class Game:
         if kind == LAND:
             return self._land_options()
         if kind == PLACE:
-            return [{"act": "place", "dir": d, "from": _hex(at)} for at, d in self._open_ends()]
+            return [(f'{{"act":"place","dir":{d},"from":[{q},{r}]}}',
+                     {"act": "place", "dir": d, "from": [q, r]})
+                    for (q, r), d in self._open_ends()]
         if kind == SETTLE_SHIP:
             q, r = self._island
-            return [{"act": "settle_ship", "beach": [q, r, b]}
+            return [_beach_option("settle_ship", q, r, b)
                     for b in range(len(self._ships[self._island]))]
         return []
 
-    def _turn_options(self) -> list[Action]:
+    def _turn_options(self) -> list[Keyed]:
         """R4, R5, R9, R10: the options at the start of a turn."""
         player = self.seats[self._active]
-        options: list[Action] = []
-        mine = {at: sum(s.count(player) for s in ships) for at, ships in self._ships.items()}
-        mine = {at: n for at, n in mine.items() if n}
+        options: list[Keyed] = [('{"act":"settle"}', {"act": "settle"})]
+        mine: dict[Hex, int] = {}
+        for at, ships in self._ships.items():
+            n = sum(s.count(player) for s in ships)
+            if n:
+                mine[at] = n
+        supply = self._supply[player]
         if mine:
-            supply = self._supply[player]
-            takes = [[at[0], at[1], b] for at in mine
+            takes = [(at[0], at[1], b) for at in mine
                      for b, s in enumerate(self._ships[at]) if player in s]
-            for at, n in mine.items():
-                beaches = len(self._ships[at])
-                island = _hex(at)
+            for (q, r), n in mine.items():
+                beaches = len(self._ships[(q, r)])
                 if supply:
-                    for chosen in combinations(range(beaches), min(n, beaches, supply)):
-                        options.append({"act": "expand", "beaches": list(chosen),
-                                        "island": island, "take": None})
-                else:
-                    for take in takes:
-                        for b in range(beaches):
-                            options.append({"act": "expand", "beaches": [b], "island": island,
-                                            "take": take})
+                    for chosen, listed in _combinations(beaches, min(n, beaches, supply)):
+                        options.append((
+                            f'{{"act":"expand","beaches":[{listed}],"island":[{q},{r}],'
+                            '"take":null}',
+                            {"act": "expand", "beaches": list(chosen), "island": [q, r],
+                             "take": None}))
+                    continue
+                for tq, tr, tb in takes:
+                    for b in range(beaches):
+                        options.append((
+                            f'{{"act":"expand","beaches":[{b}],"island":[{q},{r}],'
+                            f'"take":[{tq},{tr},{tb}]}}',
+                            {"act": "expand", "beaches": [b], "island": [q, r],
+                             "take": [tq, tr, tb]}))
             if self._founded[player] < 2:
-                for at in mine:
-                    others = any(c != player for s in self._ships[at] for c in s)
-                    if not others and self._tiles[at][0].id != START_ISLAND:
-                        options.append({"act": "royal", "island": _hex(at)})
-        else:
-            supply = self._supply[player]
-            tonga = self._tonga_hex()
-            if tonga is not None and supply >= 2:
-                free = self._free(tonga)
-                for b1 in range(len(free)):
-                    for b2 in range(b1, len(free)):
-                        if free[b1] >= (2 if b1 == b2 else 1) and free[b2] >= 1:
-                            options.append({"act": "tonga", "beaches": [b1, b2]})
-            if supply >= 1:
-                for at in self._ships:
-                    if at == tonga or at in self._royal:
-                        continue
-                    for b, f in enumerate(self._free(at)):
-                        if f:
-                            options.append({"act": "single", "beach": [at[0], at[1], b]})
-        options.append({"act": "settle"})
+                for (q, r) in mine:
+                    alone = all(c == player for s in self._ships[(q, r)] for c in s)
+                    if alone and self._tiles[(q, r)][0].id != START_ISLAND:
+                        options.append((f'{{"act":"royal","island":[{q},{r}]}}',
+                                        {"act": "royal", "island": [q, r]}))
+            return options
+        tonga = self._tonga_hex()
+        if tonga is not None and supply >= 2:
+            free = self._free(tonga)
+            for b1 in range(len(free)):
+                for b2 in range(b1, len(free)):
+                    if free[b1] >= (2 if b1 == b2 else 1) and free[b2] >= 1:
+                        options.append((f'{{"act":"tonga","beaches":[{b1},{b2}]}}',
+                                        {"act": "tonga", "beaches": [b1, b2]}))
+        if supply >= 1:
+            for at in self._ships:
+                if at == tonga or at in self._royal:
+                    continue
+                for b, f in enumerate(self._free(at)):
+                    if f:
+                        options.append(_beach_option("single", at[0], at[1], b))
         return options
 
-    def _emigrate_options(self) -> list[Action]:
+    def _emigrate_options(self) -> list[Keyed]:
         """R7 with R11.1: every jetty of every full beach, quiet ones only if they can end."""
         graph = self.quiet_graph()
         position = graph.position(self._ships)
-        options: list[Action] = []
-        for at, b in self._full_beaches():
-            for d in self._jetty_dirs(at, b):
-                if graph.allowed_emigration(position, at, b, d):
-                    options.append({"act": "emigrate", "beach": [at[0], at[1], b], "dir": d})
+        options: list[Keyed] = []
+        for (q, r), b in self._full_beaches():
+            for d in self._jetty_dirs((q, r), b):
+                if graph.allowed_emigration(position, (q, r), b, d):
+                    options.append((f'{{"act":"emigrate","beach":[{q},{r},{b}],"dir":{d}}}',
+                                    {"act": "emigrate", "beach": [q, r, b], "dir": d}))
         return options
 
-    def _land_options(self) -> list[Action]:
+    def _land_options(self) -> list[Keyed]:
         """R8, with R11.1's restriction after a quiet emigration."""
-        free = self._free(self._island)
-        found = list(arrangements(self._group, free))
+        found = _landing_options(self._group, self._free(self._island))
         if self._restricted:
             graph = self.quiet_graph()
             position = graph.position(self._ships)
-            found = [a for a in found if graph.can_end(graph.landed(position, self._island, a))]
-        return [{"act": "land", "ships": _ships_of(a)} for a in found]
+            at = self._island
+            found = [o for o in found if graph.landing_can_end(position, at, o[2])]
+        return [(key, {"act": "land", "ships": [list(s) for s in ships]})
+                for key, ships, _ in found]
 
     # ------------------------------------------------------------------ end and views
 
@@ -790,5 +809,34 @@ class Game:
                 "actions": list(self.actions)}
 
 
-def _ships_of(arrangement: Arrangement) -> list[list[Json]]:
-    return [[b, c] for b, share in enumerate(arrangement) for c in share]
+_MOORINGS: dict[str, tuple[int, ...]] = {t.id: t.moorings for t in TILES.values()}
+_FACES: dict[tuple[str, int], frozenset[int]] = {
+    (t.id, rot): t.faces(rot) for t in TILES.values() for rot in range(6)
+}
+
+
+@cache
+def _combinations(beaches: int, k: int) -> tuple[tuple[tuple[int, ...], str], ...]:
+    """The ``k``-subsets of ``beaches`` beaches, each with its JSON list body (R5.2)."""
+    return tuple((c, ",".join(map(str, c))) for c in combinations(range(beaches), k))
+
+
+@cache
+def _landing_options(
+    group: Colours, free: tuple[int, ...]
+) -> tuple[tuple[str, tuple[tuple[int, str], ...], Arrangement], ...]:
+    """R8.2's arrangements as (canonical JSON, ships, arrangement)."""
+    found = []
+    for arrangement in arrangements(group, free):
+        ships = tuple((b, c) for b, share in enumerate(arrangement) for c in share)
+        listed = ",".join(f'[{b},"{c}"]' for b, c in ships)
+        found.append((f'{{"act":"land","ships":[{listed}]}}', ships, arrangement))
+    return tuple(found)
+
+
+def _first(keyed: Keyed) -> str:
+    return keyed[0]
+
+
+def _beach_option(act: str, q: int, r: int, b: int) -> Keyed:
+    return f'{{"act":"{act}","beach":[{q},{r},{b}]}}', {"act": act, "beach": [q, r, b]}

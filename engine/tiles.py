@@ -54,6 +54,17 @@ class Tile:
     exits: tuple[tuple[int, int], ...]
 
     @property
+    def moorings(self) -> tuple[int, ...]:
+        """The capacity of each beach."""
+        return tuple(b.moorings for b in self.beaches)
+
+    def faces(self, rot: int) -> frozenset[int]:
+        """World directions that end a path or hold a jetty, placed at rotation ``rot`` (R2)."""
+        if self.is_sea:
+            return frozenset(range(6))
+        return frozenset((j + rot) % 6 for b in self.beaches for j in b.jetties)
+
+    @property
     def is_island(self) -> bool:
         return bool(self.beaches)
 
