@@ -28,6 +28,8 @@ Position = tuple[int, ...]
 Route = tuple[int, int]
 
 _SIZE = 7
+#: Stands for a position with no full beach, which ends by itself (never built).
+_ENDS: Position = (-1,)
 _SHIP = {colour: 1 + (1 << (3 + 3 * i)) for i, colour in enumerate(COLOURS)}
 _PACKED: dict[Colours, int] = {}
 _COLOUR_COUNT: dict[int, int] = {}
@@ -146,7 +148,12 @@ class QuietGraph:
         for arrangement in _packed_arrangements(group, free):
             merged = tuple(map(add, ships, arrangement))
             now_full = [first + i for i, v in enumerate(merged) if v & _SIZE == moorings[i]]
-            yield head + merged + tail, others + now_full if now_full else others
+            if now_full:
+                yield head + merged + tail, others + now_full
+            elif others:
+                yield head + merged + tail, others
+            else:
+                yield _ENDS, others
 
     def _full(self, position: Position) -> list[int]:
         moorings = self._moorings
@@ -199,7 +206,26 @@ class QuietGraph:
         if dest < 0:
             return True
         full = self._full(position)
-        return any(self.can_end(p, f) for p, f in self._landings(position, full, k, dest))
+        if self._loud_elsewhere(position, full, (self._island_of[k], dest)):
+            return True
+        return any(p is _ENDS or self.can_end(p, f)
+                   for p, f in self._landings(position, full, k, dest))
+
+    def _loud_elsewhere(self, position: Position, full: list[int], islands: tuple[int, ...]) -> bool:
+        """Whether a full beach off ``islands`` has a loud emigration that no change on
+        ``islands`` can make quiet: then every such change leaves a position that ends."""
+        island_of = self._island_of
+        for k in full:
+            if island_of[k] in islands:
+                continue
+            for route in self._routes[k]:
+                if route[0] not in islands and self._quiet_dest(position, k, route) < 0:
+                    return True
+        return False
+
+    def landing_is_free(self, position: Position, at: Hex) -> bool:
+        """Whether every landing on ``at`` leaves a position that can end (R11.1 is moot)."""
+        return self._loud_elsewhere(position, self._full(position), (self._index[at],))
 
     def landing_can_end(self, position: Position, at: Hex, arrangement: Arrangement) -> bool:
         """R11.1: whether the position after ``arrangement`` lands on ``at`` can end."""
@@ -211,6 +237,8 @@ class QuietGraph:
         full = [k for k, v in enumerate(position)
                 if v & _SIZE == moorings[k] and not first <= k < last]
         full += [first + j for j, v in enumerate(merged) if v & _SIZE == moorings[first + j]]
+        if not full:
+            return True
         return self.can_end(position[:first] + merged + position[last:], full)
 
     def can_end(self, position: Position, full: list[int] | None = None) -> bool:
@@ -236,15 +264,18 @@ class QuietGraph:
         while heap:
             _, _, p, p_full, p_moves = heappop(heap)
             for step, step_full in self._steps(p, p_full, p_moves):
-                if step in parent:
-                    continue
-                parent[step] = p
-                known = memo.get(step)
-                if known is False:
-                    continue
-                step_moves = None if known else self._moves(step, step_full)
+                if step is _ENDS:
+                    step_moves = None
+                else:
+                    if step in parent:
+                        continue
+                    parent[step] = p
+                    known = memo.get(step)
+                    if known is False:
+                        continue
+                    step_moves = None if known else self._moves(step, step_full)
                 if step_moves is None:
-                    here: Position | None = step
+                    here: Position | None = p if step is _ENDS else step
                     while here is not None:
                         memo[here] = True
                         here = parent[here]

@@ -724,7 +724,8 @@ class Game:
             graph = self.quiet_graph()
             position = graph.position(self._ships)
             at = self._island
-            found = [o for o in found if graph.landing_can_end(position, at, o[2])]
+            if not graph.landing_is_free(position, at):
+                found = [o for o in found if graph.landing_can_end(position, at, o[2])]
         return [(key, {"act": "land", "ships": [list(s) for s in ships]})
                 for key, ships, _ in found]
 
