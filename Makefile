@@ -6,7 +6,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: help install run test pytest lint typecheck bench clean proto proto-lint serve load-bench
+.PHONY: help install run test pytest lint typecheck bench clean browser proto proto-lint serve load-bench
 
 help:
 	@echo "make run        start the game server and the web client"
@@ -28,8 +28,14 @@ run: $(STAMP)
 
 test: lint typecheck pytest
 
-pytest: $(STAMP)
+pytest: $(STAMP) browser
 	$(PY) -m pytest
+
+# Browser tests drive Debian's Chromium (Playwright's own download is not used).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+		echo "installing Debian's chromium for the browser tests"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null; }
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
