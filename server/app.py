@@ -1,0 +1,98 @@
+"""Assembling and running the server: storage, registry, gRPC, health, reflection."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1._async import HealthServicer
+from grpc_reflection.v1alpha import reflection
+
+from server.authority import Limits
+from server.fanout import End
+from server.registry import Registry
+from server.service import SERVICE, GameService, generic_handler
+from server.store import Store
+
+log = logging.getLogger(__name__)
+
+#: The database file inside the data directory.
+DATABASE = "tongiaki.sqlite3"
+
+
+@dataclass(frozen=True)
+class Config:
+    """Everything that can be set from the command line or the environment."""
+
+    host: str = "[::]"
+    port: int = 50051
+    data_dir: Path = Path("data")
+    synchronous: str = "FULL"
+    grace: float = 5.0
+    limits: Limits = field(default_factory=Limits)
+
+
+class RunningServer:
+    """A started server: its port, registry and store, and how to stop it."""
+
+    def __init__(self, server: grpc.aio.Server, port: int, registry: Registry, store: Store,
+                 health: HealthServicer) -> None:
+        self.server = server
+        self.port = port
+        self.registry = registry
+        self.store = store
+        self.health = health
+
+    async def stop(self, grace: float = 5.0) -> None:
+        """Graceful shutdown: stop serving, end watches, finish calls, flush the log."""
+        await self.health.enter_graceful_shutdown()
+        self.registry.close(End.SHUTDOWN)
+        await self.server.stop(grace)
+        await self.store.stop()
+        log.info("stopped", extra={"commits": self.store.commits, "writes": self.store.writes})
+
+
+async def start(config: Config) -> RunningServer:
+    """Load every game from the data directory and start serving on ``config.port``."""
+    store = Store(config.data_dir / DATABASE, config.synchronous)
+    registry = Registry(store, config.limits)
+    restored = registry.load()
+    store.start()
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers((generic_handler(GameService(registry)),))
+    health = HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health, server)
+    reflection.enable_server_reflection(
+        (SERVICE, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+         reflection.SERVICE_NAME), server)
+    try:
+        port = server.add_insecure_port(f"{config.host}:{config.port}")
+    except RuntimeError:
+        if config.host != "[::]":
+            raise
+        port = server.add_insecure_port(f"0.0.0.0:{config.port}")
+    await server.start()
+    for name in ("", SERVICE):
+        await health.set(name, health_pb2.HealthCheckResponse.SERVING)
+    log.info("listening", extra={"port": port, "data": str(config.data_dir),
+                                 "synchronous": store.synchronous, "games": restored})
+    return RunningServer(server, port, registry, store, health)
+
+
+async def serve(config: Config) -> None:
+    """Run until SIGINT or SIGTERM, then shut down gracefully."""
+    running = await start(config)
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stopping.set)
+    await stopping.wait()
+    log.info("shutting down")
+    await running.stop(config.grace)

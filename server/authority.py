@@ -1,0 +1,284 @@
+"""The authority of one game: seats, the engine state, the log and its watchers.
+
+All changes to a game go through one lock, in this order: check, apply to the
+engine (checked), write the log entry durably, then publish it. Readers take
+the same lock, so nobody ever sees a state whose entry is not yet durable. The
+critical sections run as tasks of their own, so a client hanging up mid-write
+cannot leave memory and disk apart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import secrets
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from engine import ActionError, Game
+from server import convert
+from server.errors import ServerReason, ServiceError
+from server.fanout import End, Hub, Watcher
+from server.gen.tongiaki.v1 import game_pb2 as pb
+from server.gen.tongiaki.v1 import game_service_pb2 as spb
+from server.store import Store, StoredGame
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+OPEN, ACTIVE, FINISHED = pb.GAME_STATE_OPEN, pb.GAME_STATE_ACTIVE, pb.GAME_STATE_FINISHED
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-game memory and buffering limits."""
+
+    #: How many recent entries a resuming watcher can be sent instead of a snapshot.
+    resume_window: int = 256
+    #: How many frames may wait for one watcher before it is cut off.
+    watch_buffer: int = 64
+    #: How many recent request ids per game are remembered for safe retries.
+    request_ids: int = 256
+
+
+def hash_token(token: str) -> str:
+    """The stored form of a seat token (only hashes are kept)."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Authority:
+    """One game and everything that changes it."""
+
+    def __init__(self, stored: StoredGame, store: Store, limits: Limits,
+                 token_index: dict[str, str]) -> None:
+        self.id = stored.id
+        self.name = "games/" + stored.id
+        self.ordinal = stored.ordinal
+        self.seats: list[str] = list(stored.seats)
+        self.settings = dict(stored.settings)
+        self.created = stored.created
+        self.state: pb.GameState.ValueType = OPEN
+        self.sequence = 0
+        self.game: Game | None = None
+        self._stack = list(stored.stack)
+        self._store = store
+        self._limits = limits
+        self._tokens: dict[str, str] = {}  # colour -> token hash
+        self._names: dict[str, str] = {}  # colour -> display name
+        self._token_index = token_index  # token hash -> game id, shared by all games
+        self._frames: list[bytes] = []  # encoded entries, the last resume_window of them
+        self._first_frame = 1  # sequence of self._frames[0]
+        self._requests: OrderedDict[tuple[str, str], pb.LogEntry] = OrderedDict()
+        self._lock = asyncio.Lock()
+        self.hub = Hub(limits.watch_buffer)
+        for _, kind, body in stored.entries:
+            self._replay(kind, body)
+
+    # ------------------------------------------------------------ reading
+
+    def game_proto(self) -> pb.Game:
+        """The game resource."""
+        created = Timestamp()
+        created.FromNanoseconds(int(self.created * 1e9))
+        return pb.Game(
+            name=self.name, state=self.state, sequence=self.sequence, create_time=created,
+            settings=pb.GameSettings(**self.settings),
+            seats=[pb.Seat(colour=convert.COLOUR[c], occupied=c in self._tokens,
+                           display_name=self._names.get(c, "")) for c in self.seats])
+
+    def seat_of(self, token_hash: str) -> str | None:
+        """The colour whose token has this hash, if any."""
+        for colour, held in self._tokens.items():
+            if secrets.compare_digest(held, token_hash):
+                return colour
+        return None
+
+    def _snapshot(self, viewer: str | None) -> pb.GameSnapshot:
+        snapshot = pb.GameSnapshot(sequence=self.sequence, game=self.game_proto())
+        if self.game is not None:
+            snapshot.view.CopyFrom(convert.view_to_proto(self.game.view(viewer)))
+        return snapshot
+
+    async def snapshot(self, viewer: str | None) -> pb.GameSnapshot:
+        """The game at its last durable entry, as ``viewer`` (None: a spectator) sees it."""
+        async with self._lock:
+            return self._snapshot(viewer)
+
+    async def watch(self, viewer: str | None,
+                    after: int | None) -> tuple[bytes, Watcher | None]:
+        """What a new watch sends first, and its watcher (None if nothing more will come).
+
+        Resuming ``after`` a recent sequence replays the entries since; otherwise,
+        or if that is too old, the stream starts with a snapshot.
+        """
+        async with self._lock:
+            if after is not None and not 0 <= after <= self.sequence:
+                raise ServiceError(ServerReason.SEQUENCE_OUT_OF_RANGE,
+                                   f"after_sequence must be 0..{self.sequence}",
+                                   sequence=self.sequence)
+            if after is not None and after + 1 >= self._first_frame:
+                first = b"".join(self._frames[after + 1 - self._first_frame:])
+            else:
+                snapshot = self._snapshot(viewer)
+                first = spb.WatchGameResponse(snapshot=snapshot).SerializeToString()
+            if self.state == FINISHED:
+                return first, None
+            return first, self.hub.subscribe(self.sequence)
+
+    def record(self) -> dict[str, Any]:
+        """The record of the finished game (stack included)."""
+        if self.state != FINISHED or self.game is None:
+            raise ServiceError(ServerReason.GAME_NOT_FINISHED,
+                               "the record is public once the game is over")
+        return self.game.record()
+
+    # ------------------------------------------------------------ changing
+
+    async def _exclusive(self, change: Callable[[], Awaitable[T]]) -> T:
+        async def locked() -> T:
+            async with self._lock:
+                return await change()
+        return await asyncio.shield(asyncio.ensure_future(locked()))
+
+    async def join(self, colour: str | None, display_name: str) -> tuple[str, str]:
+        """Take a seat (``colour``, or the first open one); returns it and its secret token."""
+        async def change() -> tuple[str, str]:
+            open_seats = [c for c in self.seats if c not in self._tokens]
+            if colour is not None and colour not in self.seats:
+                raise ServiceError(ServerReason.NO_SUCH_SEAT, f"{colour} is no seat of this game",
+                                   colour=colour)
+            if not open_seats:
+                raise ServiceError(ServerReason.GAME_FULL, "every seat is taken")
+            if colour is not None and colour not in open_seats:
+                raise ServiceError(ServerReason.SEAT_TAKEN, f"{colour} is taken", colour=colour)
+            seat = colour or open_seats[0]
+            token = secrets.token_urlsafe(24)
+            await self._append("joined", {"colour": seat, "token": hash_token(token),
+                                          "name": display_name})
+            if self.settings.get("auto_start") and self.state == OPEN and all(
+                    c in self._tokens for c in self.seats):
+                await self._append("started", {})
+            return seat, token
+        return await self._exclusive(change)
+
+    async def leave(self, colour: str) -> None:
+        """Give up ``colour``'s seat: its token stops working, the seat is open again."""
+        async def change() -> None:
+            await self._append("left", {"colour": colour})
+        await self._exclusive(change)
+
+    async def start(self) -> None:
+        """Start the game once every seat is taken."""
+        async def change() -> None:
+            if self.state != OPEN:
+                raise ServiceError(ServerReason.GAME_ALREADY_STARTED, "the game has started")
+            missing = [c for c in self.seats if c not in self._tokens]
+            if missing:
+                raise ServiceError(ServerReason.SEATS_OPEN, "seats are open", seats=missing)
+            await self._append("started", {})
+        await self._exclusive(change)
+
+    async def submit(self, colour: str, sequence: int, request_id: str,
+                     action: Any) -> pb.LogEntry:
+        """Apply ``colour``'s action chosen at ``sequence``; a repeated request id is a no-op."""
+        async def change() -> pb.LogEntry:
+            done = self._requests.get((colour, request_id))
+            if done is not None:
+                return done
+            if self.game is None:
+                raise ServiceError(ServerReason.GAME_NOT_STARTED, "the game has not started")
+            if sequence != self.sequence:
+                raise ServiceError(ServerReason.STALE_SEQUENCE,
+                                   f"the game is at sequence {self.sequence}, not {sequence}",
+                                   sequence=self.sequence)
+            try:
+                events = self.game.apply(action, colour)
+            except ActionError as error:
+                raise ServiceError.from_engine(error) from None
+            body = {"player": colour, "action": self.game.actions[-1], "request": request_id}
+            future = self._store.append(self.id, self.sequence + 1, "action", body)
+            try:
+                await future
+            except BaseException:
+                self._rebuild()
+                raise
+            return self._applied(body, events)
+        return await self._exclusive(change)
+
+    # ------------------------------------------------------------ the log
+
+    async def _append(self, kind: str, body: dict[str, Any]) -> None:
+        """Write a lobby entry durably, then apply and publish it."""
+        await self._store.append(self.id, self.sequence + 1, kind, body)
+        self._replay(kind, body)
+
+    def _replay(self, kind: str, body: dict[str, Any]) -> None:
+        """Apply a stored (or just stored) entry to memory and publish it."""
+        if kind == "joined":
+            self._tokens[body["colour"]] = body["token"]
+            self._names[body["colour"]] = body["name"]
+            self._token_index[body["token"]] = self.id
+            self._publish(pb.LogEntry(seat_joined=pb.SeatJoined(
+                colour=convert.COLOUR[body["colour"]], display_name=body["name"])))
+        elif kind == "left":
+            token = self._tokens.pop(body["colour"], None)
+            self._names.pop(body["colour"], None)
+            self._token_index.pop(token or "", None)
+            self._publish(pb.LogEntry(seat_left=pb.SeatLeft(
+                colour=convert.COLOUR[body["colour"]])))
+        elif kind == "started":
+            self.game = Game.new(self.seats, self._stack)
+            self.state = ACTIVE
+            view = convert.view_to_proto(self.game.view(None))
+            self._publish(pb.LogEntry(game_started=pb.GameStarted(view=view)))
+        elif kind == "action":
+            assert self.game is not None
+            events = self.game.apply_unchecked(body["action"])
+            self._applied(body, events)
+        else:  # pragma: no cover - the server writes no other kind
+            raise ValueError(f"unknown entry kind {kind!r}")
+
+    def _applied(self, body: dict[str, Any], events: list[dict[str, Any]]) -> pb.LogEntry:
+        assert self.game is not None
+        decision = self.game.decision
+        applied = pb.ActionApplied(player=convert.COLOUR[body["player"]],
+                                   action=convert.action_to_proto(body["action"]),
+                                   events=convert.events_to_proto(events))
+        if decision is not None:
+            applied.decision.CopyFrom(convert.decision_to_proto(decision.to_dict()))
+        entry = self._publish(pb.LogEntry(action_applied=applied))
+        key = (body["player"], body["request"])
+        self._requests[key] = entry
+        if len(self._requests) > self._limits.request_ids:
+            self._requests.popitem(last=False)
+        if self.game.over:
+            self.state = FINISHED
+            self.hub.close(End.FINISHED)
+            log.info("game finished", extra={"game": self.id, "sequence": self.sequence})
+        return entry
+
+    def _publish(self, entry: pb.LogEntry) -> pb.LogEntry:
+        self.sequence += 1
+        entry.sequence = self.sequence
+        frame = spb.WatchGameResponse(entries=[entry]).SerializeToString()
+        self._frames.append(frame)
+        if len(self._frames) > self._limits.resume_window:
+            drop = len(self._frames) - self._limits.resume_window
+            del self._frames[:drop]
+            self._first_frame += drop
+        self.hub.publish(self.sequence, frame)
+        return entry
+
+    def _rebuild(self) -> None:
+        """Undo the action whose write failed: replay the durable actions."""
+        assert self.game is not None
+        record = self.game.record()
+        record["actions"] = record["actions"][:-1]
+        self.game = Game.from_record(record, checked=False)
+        log.error("log write failed; game rolled back", extra={"game": self.id})

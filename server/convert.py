@@ -1,0 +1,273 @@
+"""Translation between the engine's JSON-like values and the tongiaki.v1 messages.
+
+Everything the engine says (options, decisions, events, views, records) has a
+typed message; an action received as a message becomes exactly the dict
+CONFORMANCE.md writes, so the engine's checked ``apply`` decides legality with
+its "equal as JSON" rule. Nothing here knows about games, tokens or transport.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from engine import COLOURS, ActionError, Reason
+from server.gen.tongiaki.v1 import game_pb2 as pb
+
+Json = Any
+
+#: Colour name -> enum value, and back.
+COLOUR: dict[str, pb.Colour.ValueType] = {c: pb.Colour.Value("COLOUR_" + c.upper()) for c in COLOURS}
+COLOUR_NAME: dict[int, str] = {v: k for k, v in COLOUR.items()}
+
+_DECISION: dict[str, pb.DecisionKind.ValueType] = {k: pb.DecisionKind.Value("DECISION_KIND_" + k.upper())
+             for k in ("setup", "turn", "emigrate", "land", "place", "settle_ship")}
+_SHIP_WHY: dict[str, pb.ShipPlacement.ValueType] = {k: pb.ShipPlacement.Value("SHIP_PLACEMENT_" + k.upper())
+             for k in ("setup", "expand", "tonga", "single", "settle")}
+_TILE_WHY: dict[str, pb.TilePlacement.ValueType] = {k: pb.TilePlacement.Value("TILE_PLACEMENT_" + k.upper())
+             for k in ("voyage", "settle", "recover")}
+
+#: Longest ``action_json`` accepted, in characters.
+MAX_ACTION_JSON = 4096
+
+
+def _malformed(message: str) -> ActionError:
+    return ActionError(Reason.MALFORMED_ACTION, message)
+
+
+# ---------------------------------------------------------------- small values
+
+
+def hex_(value: Sequence[int]) -> pb.Hex:
+    """``[q, r]`` as a Hex."""
+    return pb.Hex(q=value[0], r=value[1])
+
+
+def beach(value: Sequence[int]) -> pb.Beach:
+    """``[q, r, b]`` as a Beach."""
+    return pb.Beach(q=value[0], r=value[1], index=value[2])
+
+
+def colours(values: Iterable[str]) -> list[pb.Colour.ValueType]:
+    """Colour names as enum values."""
+    return [COLOUR[c] for c in values]
+
+
+def counts(values: Mapping[str, int]) -> list[pb.ColourCount]:
+    """``{colour: n}`` as ColourCounts, in the mapping's order."""
+    return [pb.ColourCount(colour=COLOUR[c], count=n) for c, n in values.items()]
+
+
+def results(result: Mapping[str, Mapping[str, int]]) -> list[pb.PlayerResult]:
+    """R13's figures (points, islands, ships, rank by colour) per player."""
+    return [pb.PlayerResult(colour=COLOUR[c], points=p, islands=result["islands"][c],
+                            ships=result["ships"][c], rank=result["rank"][c])
+            for c, p in result["points"].items()]
+
+
+# ---------------------------------------------------------------- actions
+
+
+def action_to_proto(action: Mapping[str, Json]) -> pb.Action:
+    """An engine action (one of CONFORMANCE.md's option shapes) as an Action message."""
+    act = action["act"]
+    if act == "setup":
+        return pb.Action(setup=pb.SetupAction(beach=beach(action["beach"])))
+    if act == "expand":
+        take = action["take"]
+        return pb.Action(expand=pb.ExpandAction(
+            island=hex_(action["island"]), beaches=action["beaches"],
+            take=beach(take) if take is not None else None))
+    if act == "royal":
+        return pb.Action(royal=pb.RoyalAction(island=hex_(action["island"])))
+    if act == "settle":
+        return pb.Action(settle=pb.SettleAction())
+    if act == "tonga":
+        return pb.Action(tonga=pb.TongaAction(beaches=action["beaches"]))
+    if act == "single":
+        return pb.Action(single=pb.SingleAction(beach=beach(action["beach"])))
+    if act == "emigrate":
+        return pb.Action(emigrate=pb.EmigrateAction(beach=beach(action["beach"]),
+                                                    dir=action["dir"]))
+    if act == "land":
+        return pb.Action(land=pb.LandAction(ships=[
+            pb.LandingShip(beach=b, colour=COLOUR[c]) for b, c in action["ships"]]))
+    if act == "place":
+        return pb.Action(place=pb.PlaceAction(origin=hex_(action["from"]), dir=action["dir"]))
+    if act == "settle_ship":
+        return pb.Action(settle_ship=pb.SettleShipAction(beach=beach(action["beach"])))
+    raise ValueError(f"unknown act {act!r}")
+
+
+def _need(message: Any, field: str, act: str) -> Any:
+    if not message.HasField(field):
+        raise _malformed(f"{act!r}: {field!r} is missing")
+    return getattr(message, field)
+
+
+def _hex_list(message: Any, field: str, act: str) -> list[int]:
+    h = _need(message, field, act)
+    return [h.q, h.r]
+
+
+def _beach_list(message: Any, field: str, act: str) -> list[int]:
+    b = _need(message, field, act)
+    return [b.q, b.r, b.index]
+
+
+def _colour_name(value: int, act: str) -> str:
+    name = COLOUR_NAME.get(value)
+    if name is None:
+        raise _malformed(f"{act!r}: a ship has no colour")
+    return name
+
+
+def action_from_proto(action: pb.Action) -> dict[str, Json]:
+    """An Action message as the engine's action dict; MALFORMED_ACTION if incomplete."""
+    act = action.WhichOneof("act")
+    if act is None:
+        raise _malformed("the action names no act")
+    body = getattr(action, act)
+    if act in ("setup", "single", "settle_ship"):
+        return {"act": act, "beach": _beach_list(body, "beach", act)}
+    if act == "expand":
+        take = _beach_list(body, "take", act) if body.HasField("take") else None
+        return {"act": act, "island": _hex_list(body, "island", act),
+                "beaches": list(body.beaches), "take": take}
+    if act == "royal":
+        return {"act": act, "island": _hex_list(body, "island", act)}
+    if act == "settle":
+        return {"act": act}
+    if act == "tonga":
+        return {"act": act, "beaches": list(body.beaches)}
+    if act == "emigrate":
+        return {"act": act, "beach": _beach_list(body, "beach", act), "dir": body.dir}
+    if act == "land":
+        return {"act": act, "ships": [[s.beach, _colour_name(s.colour, act)]
+                                      for s in body.ships]}
+    if act == "place":
+        return {"act": act, "from": _hex_list(body, "origin", act), "dir": body.dir}
+    raise _malformed(f"unknown act {act!r}")  # pragma: no cover - the oneof has no other
+
+
+def action_from_json(text: str) -> Json:
+    """CONFORMANCE.md's JSON text of an action as a value for the engine to check."""
+    if len(text) > MAX_ACTION_JSON:
+        raise _malformed(f"action_json is longer than {MAX_ACTION_JSON} characters")
+    try:
+        return json.loads(text)
+    except ValueError as error:
+        raise _malformed(f"action_json is not JSON: {error}") from None
+
+
+# ---------------------------------------------------------------- decisions and views
+
+
+def decision_to_proto(decision: Mapping[str, Json]) -> pb.Decision:
+    """A decision as CONFORMANCE.md writes it (``Decision.to_dict()``) as a message."""
+    message = pb.Decision(kind=_DECISION[decision["kind"]], player=COLOUR[decision["player"]],
+                          options=[action_to_proto(o) for o in decision["options"]])
+    if "island" in decision:
+        message.island.CopyFrom(hex_(decision["island"]))
+    if "group" in decision:
+        message.group.extend(colours(decision["group"]))
+    if "why" in decision:
+        message.why = _TILE_WHY[decision["why"]]
+    return message
+
+
+def view_to_proto(view: Mapping[str, Json]) -> pb.GameView:
+    """``Game.view(viewer)`` as a GameView."""
+    message = pb.GameView(
+        tiles=[pb.PlacedTile(at=pb.Hex(q=q, r=r), tile=t, rot=rot)
+               for q, r, t, rot in view["tiles"]],
+        beaches=[pb.BeachShips(beach=pb.Beach(q=q, r=r, index=b), colours=colours(cs))
+                 for q, r, b, cs in view["beaches"]],
+        royal=[pb.RoyalIsland(island=pb.Hex(q=q, r=r), colour=COLOUR[c])
+               for q, r, c in view["royal"]],
+        removed=view["removed"],
+        stack=pb.StackCounts(**view["stack"]),
+        supply=counts(view["supply"]),
+        at_sea=colours(view["at_sea"]),
+        seats=colours(view["seats"]),
+        active=COLOUR[view["active"]],
+        founded=counts(view["founded"]),
+        scores=counts(view["scores"]),
+        stack_tiles=view["stack_tiles"],
+        step=view["step"],
+    )
+    if view["decision"] is not None:
+        message.decision.CopyFrom(decision_to_proto(view["decision"]))
+    if view["result"] is not None:
+        message.result.extend(results(view["result"]))
+    if view.get("viewer") is not None:
+        message.viewer = COLOUR[view["viewer"]]
+    return message
+
+
+def record_to_proto(record: Mapping[str, Json]) -> pb.GameRecord:
+    """A game record (seats, stack, actions) as a GameRecord."""
+    return pb.GameRecord(seats=colours(record["seats"]), stack=record["stack"],
+                         actions=[action_to_proto(a) for a in record["actions"]])
+
+
+# ---------------------------------------------------------------- events
+
+
+def _returned(e: Mapping[str, Json]) -> list[pb.ColourCount]:
+    return counts(e["returned"])
+
+
+def _crossing(e: Mapping[str, Json]) -> dict[str, Any]:
+    return {"at": hex_(e["at"]), "tile": e["tile"], "enter": e["enter"], "exit": e["exit"],
+            "danger": e["danger"], "colours": e["colours"]}
+
+
+_EVENTS: dict[str, Callable[[Mapping[str, Json]], pb.Event]] = {
+    "ships_placed": lambda e: pb.Event(ships_placed=pb.ShipsPlaced(
+        player=COLOUR[e["player"]], beaches=[beach(b) for b in e["beaches"]],
+        why=_SHIP_WHY[e["why"]])),
+    "ship_taken": lambda e: pb.Event(ship_taken=pb.ShipTaken(
+        player=COLOUR[e["player"]], beach=beach(e["beach"]))),
+    "emigrated": lambda e: pb.Event(emigrated=pb.Emigrated(
+        player=COLOUR[e["player"]], beach=beach(e["beach"]), dir=e["dir"],
+        group=colours(e["group"]))),
+    "tile_placed": lambda e: pb.Event(tile_placed=pb.TilePlaced(
+        tile=e["tile"], at=hex_(e["at"]), rot=e["rot"], why=_TILE_WHY[e["why"]],
+        stack=pb.StackCounts(**e["stack"]))),
+    "sea_crossed": lambda e: pb.Event(sea_crossed=pb.SeaCrossed(**_crossing(e))),
+    "voyage_failed": lambda e: pb.Event(voyage_failed=pb.VoyageFailed(
+        **_crossing(e), returned=_returned(e))),
+    "bounced": lambda e: pb.Event(bounced=pb.Bounced(
+        at=hex_(e["at"]), owner=COLOUR[e["owner"]], back_to=hex_(e["back_to"]))),
+    "stranded": lambda e: pb.Event(stranded=pb.Stranded(
+        at=hex_(e["at"]), tile=e["tile"], group=colours(e["group"]))),
+    "landed": lambda e: pb.Event(landed=pb.Landed(
+        player=COLOUR[e["player"]], island=hex_(e["island"]),
+        ships=[pb.LandingShip(beach=b, colour=COLOUR[c]) for b, c in e["ships"]],
+        returned=_returned(e))),
+    "royal_founded": lambda e: pb.Event(royal_founded=pb.RoyalFounded(
+        player=COLOUR[e["player"]], island=hex_(e["island"]), tile=e["tile"],
+        returned=_returned(e))),
+    "settlement_started": lambda e: pb.Event(settlement_started=pb.SettlementStarted(
+        player=COLOUR[e["player"]], returned=e["returned"])),
+    "island_removed": lambda e: pb.Event(island_removed=pb.IslandRemoved(
+        island=hex_(e["island"]), tile=e["tile"], returned=_returned(e))),
+    "turn_started": lambda e: pb.Event(turn_started=pb.TurnStarted(player=COLOUR[e["player"]])),
+    "turn_ended": lambda e: pb.Event(turn_ended=pb.TurnEnded(player=COLOUR[e["player"]])),
+    "game_over": lambda e: pb.Event(game_over=pb.GameOver(results=results(e))),
+}
+
+#: Event kinds with a message of their own.
+EVENT_KINDS: frozenset[str] = frozenset(_EVENTS)
+
+
+def event_to_proto(event: Mapping[str, Json]) -> pb.Event:
+    """One engine event (``{"kind": ..., fields}``) as an Event; fields added later are ignored."""
+    return _EVENTS[event["kind"]](event)
+
+
+def events_to_proto(events: Iterable[Mapping[str, Json]]) -> list[pb.Event]:
+    """Engine events as Event messages, in order."""
+    return [_EVENTS[e["kind"]](e) for e in events]

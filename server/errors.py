@@ -1,0 +1,133 @@
+"""Every error the server returns, with its stable reason code and gRPC status.
+
+One mapping for the whole service: a :class:`ServiceError` carries a
+:class:`ServerReason` (or the engine's :class:`engine.Reason`), an English
+message for developers and string metadata; :func:`to_status` turns it into
+the ``google.rpc.Status`` with an ``ErrorInfo`` that clients branch on.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+import grpc
+from google.protobuf import any_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+from engine import ActionError, Reason
+
+#: The ``domain`` of every ``ErrorInfo``.
+DOMAIN = "tongiaki.v1"
+
+
+class ServerReason(StrEnum):
+    """Reason codes of the server itself: part of the public API, never renamed."""
+
+    #: A request field is missing, out of range or not of the right form.
+    INVALID_REQUEST = "INVALID_REQUEST"
+    #: No game has that name.
+    GAME_NOT_FOUND = "GAME_NOT_FOUND"
+    #: The RPC needs a seat token and none was sent.
+    TOKEN_MISSING = "TOKEN_MISSING"
+    #: The token sent is no seat token of any game.
+    TOKEN_INVALID = "TOKEN_INVALID"
+    #: The token belongs to a seat of another game.
+    TOKEN_WRONG_GAME = "TOKEN_WRONG_GAME"
+    #: The seat asked for is already taken.
+    SEAT_TAKEN = "SEAT_TAKEN"
+    #: The colour asked for is not a seat of this game.
+    NO_SUCH_SEAT = "NO_SUCH_SEAT"
+    #: Every seat is taken.
+    GAME_FULL = "GAME_FULL"
+    #: The game has not started yet.
+    GAME_NOT_STARTED = "GAME_NOT_STARTED"
+    #: The game has started already.
+    GAME_ALREADY_STARTED = "GAME_ALREADY_STARTED"
+    #: A game cannot start while a seat is open.
+    SEATS_OPEN = "SEATS_OPEN"
+    #: The record of a game is public only once the game is over.
+    GAME_NOT_FINISHED = "GAME_NOT_FINISHED"
+    #: The action was chosen in another state than the current one.
+    STALE_SEQUENCE = "STALE_SEQUENCE"
+    #: A watch resumed after a sequence number the game has not reached.
+    SEQUENCE_OUT_OF_RANGE = "SEQUENCE_OUT_OF_RANGE"
+    #: A watcher fell too far behind; resume from the last sequence it saw.
+    WATCH_LAGGING = "WATCH_LAGGING"
+    #: The server is shutting down; retry against the restarted server.
+    SHUTTING_DOWN = "SHUTTING_DOWN"
+
+
+_CODES: dict[str, grpc.StatusCode] = {
+    ServerReason.INVALID_REQUEST: grpc.StatusCode.INVALID_ARGUMENT,
+    ServerReason.GAME_NOT_FOUND: grpc.StatusCode.NOT_FOUND,
+    ServerReason.TOKEN_MISSING: grpc.StatusCode.UNAUTHENTICATED,
+    ServerReason.TOKEN_INVALID: grpc.StatusCode.UNAUTHENTICATED,
+    ServerReason.TOKEN_WRONG_GAME: grpc.StatusCode.PERMISSION_DENIED,
+    ServerReason.SEAT_TAKEN: grpc.StatusCode.FAILED_PRECONDITION,
+    ServerReason.NO_SUCH_SEAT: grpc.StatusCode.INVALID_ARGUMENT,
+    ServerReason.GAME_FULL: grpc.StatusCode.FAILED_PRECONDITION,
+    ServerReason.GAME_NOT_STARTED: grpc.StatusCode.FAILED_PRECONDITION,
+    ServerReason.GAME_ALREADY_STARTED: grpc.StatusCode.FAILED_PRECONDITION,
+    ServerReason.SEATS_OPEN: grpc.StatusCode.FAILED_PRECONDITION,
+    ServerReason.GAME_NOT_FINISHED: grpc.StatusCode.FAILED_PRECONDITION,
+    ServerReason.STALE_SEQUENCE: grpc.StatusCode.ABORTED,
+    ServerReason.SEQUENCE_OUT_OF_RANGE: grpc.StatusCode.INVALID_ARGUMENT,
+    ServerReason.WATCH_LAGGING: grpc.StatusCode.ABORTED,
+    ServerReason.SHUTTING_DOWN: grpc.StatusCode.UNAVAILABLE,
+    # The engine's reasons.
+    Reason.MALFORMED_ACTION: grpc.StatusCode.INVALID_ARGUMENT,
+    Reason.ILLEGAL_ACTION: grpc.StatusCode.FAILED_PRECONDITION,
+    Reason.NOT_YOUR_TURN: grpc.StatusCode.FAILED_PRECONDITION,
+    Reason.GAME_OVER: grpc.StatusCode.FAILED_PRECONDITION,
+    Reason.UNKNOWN_PLAYER: grpc.StatusCode.PERMISSION_DENIED,
+    Reason.INVALID_RECORD: grpc.StatusCode.INVALID_ARGUMENT,
+}
+
+#: Every reason code the service can return, with its gRPC status code.
+REASONS: dict[str, grpc.StatusCode] = dict(_CODES)
+
+
+class ServiceError(Exception):
+    """A refused request: reason code, developer message and metadata."""
+
+    def __init__(self, reason: str, message: str, **metadata: Any) -> None:
+        super().__init__(message)
+        self.reason = str(reason)
+        self.message = message
+        self.metadata = {key: _text(value) for key, value in metadata.items()}
+
+    @property
+    def code(self) -> grpc.StatusCode:
+        """The gRPC status code of this reason."""
+        return _CODES[self.reason]
+
+    @classmethod
+    def from_engine(cls, error: ActionError) -> ServiceError:
+        """The service error of an engine's refusal, with the engine's reason."""
+        return cls(error.reason, error.message, **error.metadata)
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, tuple)):
+        return ",".join(_text(v) for v in value)
+    return str(value)
+
+
+def to_status(error: ServiceError) -> Any:
+    """The ``grpc.Status`` (with a ``google.rpc.Status`` and ``ErrorInfo``) of ``error``."""
+    info = error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN,
+                                       metadata=error.metadata)
+    detail = any_pb2.Any()
+    detail.Pack(info)
+    code: int = getattr(code_pb2, error.code.name)
+    status = status_pb2.Status(code=code, message=error.message, details=[detail])
+    return rpc_status.to_status(status)
+
+
+def invalid(message: str, **metadata: Any) -> ServiceError:
+    """A malformed request (``INVALID_ARGUMENT``, ``INVALID_REQUEST``)."""
+    return ServiceError(ServerReason.INVALID_REQUEST, message, **metadata)

@@ -1,0 +1,105 @@
+"""Fan-out of encoded log entries to the watchers of one game.
+
+Publishing never waits: each watcher has a bounded buffer of frames that are
+already encoded once for everybody. A watcher whose buffer is full is cut off
+(it is told to resume from the last sequence it received) instead of slowing
+the game or the other watchers. Frames waiting for a watcher are sent as one
+message: encoded ``WatchGameResponse`` messages holding only ``entries``
+concatenate into one valid message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from enum import Enum
+
+
+class End(Enum):
+    """Why a watch ends."""
+
+    #: The game is over and every entry was delivered.
+    FINISHED = "finished"
+    #: The watcher's buffer overflowed; it must resume.
+    LAGGING = "lagging"
+    #: The server is shutting down.
+    SHUTDOWN = "shutdown"
+
+
+class Watcher:
+    """One watch stream's buffer of frames not yet sent."""
+
+    def __init__(self, limit: int, sequence: int) -> None:
+        self._limit = limit
+        self._frames: deque[bytes] = deque()
+        self._ready = asyncio.Event()
+        self._end: End | None = None
+        #: The sequence of the last frame handed out by :meth:`next`.
+        self.delivered = sequence
+        self._queued = sequence
+
+    def push(self, sequence: int, frame: bytes) -> bool:
+        """Queue ``frame`` (the entry ``sequence``); False if this watcher just overflowed."""
+        if self._end is not None:
+            return False
+        if len(self._frames) >= self._limit:
+            self._frames.clear()
+            self.close(End.LAGGING)
+            return False
+        self._frames.append(frame)
+        self._queued = sequence
+        self._ready.set()
+        return True
+
+    def close(self, why: End) -> None:
+        """End the watch once the frames queued so far are sent (at once if lagging)."""
+        if self._end is None:
+            self._end = why
+            self._ready.set()
+
+    async def next(self) -> bytes | End:
+        """The frames queued since the last call, joined, or why the watch ends."""
+        while True:
+            if self._end is End.LAGGING:
+                return End.LAGGING
+            if self._frames:
+                data = b"".join(self._frames)
+                self._frames.clear()
+                self.delivered = self._queued
+                return data
+            if self._end is not None:
+                return self._end
+            self._ready.clear()
+            await self._ready.wait()
+
+
+class Hub:
+    """The watchers of one game."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._watchers: set[Watcher] = set()
+
+    def __len__(self) -> int:
+        return len(self._watchers)
+
+    def subscribe(self, sequence: int) -> Watcher:
+        """A new watcher that has seen everything up to ``sequence``."""
+        watcher = Watcher(self._limit, sequence)
+        self._watchers.add(watcher)
+        return watcher
+
+    def unsubscribe(self, watcher: Watcher) -> None:
+        """Forget ``watcher`` (its stream ended)."""
+        self._watchers.discard(watcher)
+
+    def publish(self, sequence: int, frame: bytes) -> None:
+        """Queue ``frame`` for every watcher; cut off those that cannot keep up."""
+        for watcher in [w for w in self._watchers if not w.push(sequence, frame)]:
+            self._watchers.discard(watcher)
+
+    def close(self, why: End) -> None:
+        """End every watch (game over or shutdown)."""
+        for watcher in self._watchers:
+            watcher.close(why)
+        self._watchers.clear()

@@ -1,0 +1,223 @@
+"""The gRPC servicer of tongiaki.v1.GameService: decode, call the registry, encode.
+
+Requests arrive as bytes and are decoded here, so even a body that is not
+protobuf gets a proper ``INVALID_ARGUMENT`` with an ``ErrorInfo``. Watch
+streams send frames encoded once by the game's authority.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import grpc
+from google.protobuf.message import DecodeError, Message
+
+from engine import ActionError, canonical
+from server import convert
+from server.errors import ServerReason, ServiceError, invalid, to_status
+from server.fanout import End
+from server.gen.tongiaki.v1 import game_pb2 as pb
+from server.gen.tongiaki.v1 import game_service_pb2 as spb
+from server.registry import Registry
+
+log = logging.getLogger(__name__)
+
+#: The full name of the service.
+SERVICE = "tongiaki.v1.GameService"
+
+MAX_TEXT = 100
+MAX_REQUEST_ID = 64
+
+
+def _token(context: Any) -> str | None:
+    """The seat token of the call's ``authorization: Bearer <token>`` metadata."""
+    for key, value in context.invocation_metadata() or ():
+        if key == "authorization":
+            if not isinstance(value, str) or not value.startswith("Bearer ") or len(value) > 200:
+                raise ServiceError(ServerReason.TOKEN_INVALID,
+                                   "authorization must be 'Bearer <token>'")
+            return value[len("Bearer "):]
+    return None
+
+
+def _colour(value: int, field: str) -> str:
+    name = convert.COLOUR_NAME.get(value)
+    if name is None:
+        raise invalid(f"{field} is not a colour", field=field)
+    return name
+
+
+def _text(value: str, field: str) -> str:
+    if len(value) > MAX_TEXT:
+        raise invalid(f"{field} is longer than {MAX_TEXT} characters", field=field)
+    return value
+
+
+class GameService:
+    """The RPCs; each decodes its request, calls the registry or a game, and encodes."""
+
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+
+    async def CreateGame(self, request: spb.CreateGameRequest, context: Any) -> Message:
+        """Create a game with the requested seats and settings."""
+        seats = [_colour(v, "seats") for v in request.seats]
+        if not 2 <= len(seats) <= 6 or len(set(seats)) != len(seats):
+            raise invalid("seats must be 2 to 6 distinct colours", field="seats")
+        settings = {"display_name": _text(request.settings.display_name, "display_name"),
+                    "auto_start": request.settings.auto_start}
+        game = await self.registry.create(seats, settings)
+        return spb.CreateGameResponse(game=game.game_proto())
+
+    async def JoinGame(self, request: spb.JoinGameRequest, context: Any) -> Message:
+        """Take a seat and hand out its token."""
+        game = self.registry.find(request.name)
+        colour = _colour(request.colour, "colour") if request.colour else None
+        name = _text(request.display_name, "display_name")
+        seat, token = await game.join(colour, name)
+        return spb.JoinGameResponse(game=game.game_proto(), colour=convert.COLOUR[seat],
+                                    seat_token=token)
+
+    async def StartGame(self, request: spb.StartGameRequest, context: Any) -> Message:
+        """Start a game with every seat taken."""
+        game = self.registry.find(request.name)
+        self.registry.seat(game, _token(context), required=True)
+        await game.start()
+        return spb.StartGameResponse(game=game.game_proto())
+
+    async def GetGame(self, request: spb.GetGameRequest, context: Any) -> Message:
+        """The game as the caller sees it."""
+        game = self.registry.find(request.name)
+        viewer = self.registry.seat(game, _token(context), required=False)
+        return spb.GetGameResponse(snapshot=await game.snapshot(viewer))
+
+    async def SubmitAction(self, request: spb.SubmitActionRequest, context: Any) -> Message:
+        """Apply an action for the caller's seat."""
+        game = self.registry.find(request.name)
+        colour = self.registry.seat(game, _token(context), required=True)
+        assert colour is not None
+        if not 1 <= len(request.request_id) <= MAX_REQUEST_ID:
+            raise invalid(f"request_id must have 1 to {MAX_REQUEST_ID} characters",
+                          field="request_id")
+        if request.sequence < 0:
+            raise invalid("sequence must not be negative", field="sequence")
+        payload = request.WhichOneof("payload")
+        try:
+            if payload == "action":
+                action = convert.action_from_proto(request.action)
+            elif payload == "action_json":
+                action = convert.action_from_json(request.action_json)
+            else:
+                raise invalid("send action or action_json", field="payload")
+        except ActionError as error:
+            raise ServiceError.from_engine(error) from None
+        entry = await game.submit(colour, request.sequence, request.request_id, action)
+        return spb.SubmitActionResponse(entry=entry)
+
+    async def WatchGame(self, request: spb.WatchGameRequest, context: Any) -> AsyncIterator[bytes]:
+        """A snapshot (or the entries after ``after_sequence``), then every new entry."""
+        game = self.registry.find(request.name)
+        viewer = self.registry.seat(game, _token(context), required=False)
+        after = request.after_sequence if request.HasField("after_sequence") else None
+        first, watcher = await game.watch(viewer, after)
+        if first:
+            yield first
+        if watcher is None:
+            return
+        try:
+            while True:
+                item = await watcher.next()
+                if isinstance(item, bytes):
+                    yield item
+                elif item is End.FINISHED:
+                    return
+                elif item is End.LAGGING:
+                    raise ServiceError(ServerReason.WATCH_LAGGING,
+                                       "the watch fell behind; resume after the last sequence "
+                                       "received", resume_after=watcher.delivered)
+                else:
+                    raise ServiceError(ServerReason.SHUTTING_DOWN, "the server is shutting down",
+                                       resume_after=watcher.delivered)
+        finally:
+            game.hub.unsubscribe(watcher)
+
+    async def ListGames(self, request: spb.ListGamesRequest, context: Any) -> Message:
+        """One page of games."""
+        if request.state not in pb.GameState.values():
+            raise invalid("state is not a game state", field="state")
+        games, token = self.registry.page(request.page_size, request.page_token, request.state)
+        return spb.ListGamesResponse(games=[g.game_proto() for g in games],
+                                     next_page_token=token)
+
+    async def LeaveGame(self, request: spb.LeaveGameRequest, context: Any) -> Message:
+        """Give up the caller's seat."""
+        game = self.registry.find(request.name)
+        colour = self.registry.seat(game, _token(context), required=True)
+        assert colour is not None
+        await game.leave(colour)
+        return spb.LeaveGameResponse(game=game.game_proto())
+
+    async def GetGameRecord(self, request: spb.GetGameRecordRequest, context: Any) -> Message:
+        """The record of a finished game."""
+        game = self.registry.find(request.name)
+        self.registry.seat(game, _token(context), required=False)
+        record = game.record()
+        return spb.GetGameRecordResponse(record=convert.record_to_proto(record),
+                                         record_json=canonical(record))
+
+
+# ---------------------------------------------------------------- wiring
+
+_UNARY: dict[str, type[Message]] = {
+    "CreateGame": spb.CreateGameRequest,
+    "JoinGame": spb.JoinGameRequest,
+    "StartGame": spb.StartGameRequest,
+    "GetGame": spb.GetGameRequest,
+    "SubmitAction": spb.SubmitActionRequest,
+    "ListGames": spb.ListGamesRequest,
+    "LeaveGame": spb.LeaveGameRequest,
+    "GetGameRecord": spb.GetGameRecordRequest,
+}
+
+
+def _decode(kind: type[Message], data: bytes) -> Any:
+    try:
+        return kind.FromString(data)
+    except DecodeError:
+        raise invalid(f"the request is not a {kind.DESCRIPTOR.full_name}") from None
+
+
+async def _refuse(method: str, error: ServiceError, context: Any) -> None:
+    log.info("refused", extra={"method": method, "reason": error.reason,
+                               "detail": error.message})
+    await context.abort_with_status(to_status(error))
+
+
+def _unary(name: str, kind: type[Message],
+           call: Callable[[Any, Any], Awaitable[Message]]) -> Any:
+    async def handle(data: bytes, context: Any) -> bytes:
+        try:
+            return (await call(_decode(kind, data), context)).SerializeToString()
+        except ServiceError as error:
+            await _refuse(name, error, context)
+            raise AssertionError("unreachable") from None  # abort_with_status raises
+    return grpc.unary_unary_rpc_method_handler(handle)
+
+
+def _watch(service: GameService) -> Any:
+    async def handle(data: bytes, context: Any) -> AsyncIterator[bytes]:
+        try:
+            async for frame in service.WatchGame(_decode(spb.WatchGameRequest, data), context):
+                yield frame
+        except ServiceError as error:
+            await _refuse("WatchGame", error, context)
+    return grpc.unary_stream_rpc_method_handler(handle)
+
+
+def generic_handler(service: GameService) -> Any:
+    """The gRPC handler of every method, requests and responses as bytes."""
+    methods = {name: _unary(name, kind, getattr(service, name)) for name, kind in _UNARY.items()}
+    methods["WatchGame"] = _watch(service)
+    return grpc.method_handlers_generic_handler(SERVICE, methods)
