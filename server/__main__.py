@@ -21,19 +21,31 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str]:
     env = os.environ.get
     parser = argparse.ArgumentParser(prog="python -m server", description=__doc__.splitlines()[0])
     parser.add_argument("--host", default=env("TONGIAKI_HOST", "[::]"))
-    parser.add_argument("--port", type=int, default=int(env("TONGIAKI_PORT", "50051")),
-                        help="0 picks a free port (logged)")
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=int(env("TONGIAKI_PORT", "50051")),
+        help="0 picks a free port (logged)",
+    )
     parser.add_argument("--data-dir", type=Path, default=Path(env("TONGIAKI_DATA_DIR", "data")))
-    parser.add_argument("--synchronous", choices=["full", "normal"],
-                        default=env("TONGIAKI_SYNCHRONOUS", "full").lower(),
-                        help="SQLite synchronous mode: full survives power loss, "
-                             "normal survives a killed process")
-    parser.add_argument("--grace", type=float, default=5.0,
-                        help="seconds in-flight calls get at shutdown")
+    parser.add_argument(
+        "--synchronous",
+        choices=["full", "normal"],
+        default=env("TONGIAKI_SYNCHRONOUS", "full").lower(),
+        help="SQLite synchronous mode: full survives power loss, normal survives a killed process",
+    )
+    parser.add_argument(
+        "--grace", type=float, default=5.0, help="seconds in-flight calls get at shutdown"
+    )
     parser.add_argument("--log-level", default=env("TONGIAKI_LOG_LEVEL", "INFO"))
     args = parser.parse_args(argv)
-    config = Config(host=args.host, port=args.port, data_dir=args.data_dir,
-                    synchronous=args.synchronous.upper(), grace=args.grace)
+    config = Config(
+        host=args.host,
+        port=args.port,
+        data_dir=args.data_dir,
+        synchronous=args.synchronous.upper(),
+        grace=args.grace,
+    )
     return config, args.log_level
 
 

@@ -41,8 +41,14 @@ class Config:
 class RunningServer:
     """A started server: its port, registry and store, and how to stop it."""
 
-    def __init__(self, server: grpc.aio.Server, port: int, registry: Registry, store: Store,
-                 health: HealthServicer) -> None:
+    def __init__(
+        self,
+        server: grpc.aio.Server,
+        port: int,
+        registry: Registry,
+        store: Store,
+        health: HealthServicer,
+    ) -> None:
         self.server = server
         self.port = port
         self.registry = registry
@@ -69,8 +75,13 @@ async def start(config: Config) -> RunningServer:
     health = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     reflection.enable_server_reflection(
-        (SERVICE, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-         reflection.SERVICE_NAME), server)
+        (
+            SERVICE,
+            health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+            reflection.SERVICE_NAME,
+        ),
+        server,
+    )
     try:
         port = server.add_insecure_port(f"{config.host}:{config.port}")
     except RuntimeError:
@@ -80,8 +91,15 @@ async def start(config: Config) -> RunningServer:
     await server.start()
     for name in ("", SERVICE):
         await health.set(name, health_pb2.HealthCheckResponse.SERVING)
-    log.info("listening", extra={"port": port, "data": str(config.data_dir),
-                                 "synchronous": store.synchronous, "games": restored})
+    log.info(
+        "listening",
+        extra={
+            "port": port,
+            "data": str(config.data_dir),
+            "synchronous": store.synchronous,
+            "games": restored,
+        },
+    )
     return RunningServer(server, port, registry, store, health)
 
 

@@ -55,8 +55,9 @@ def hash_token(token: str) -> str:
 class Authority:
     """One game and everything that changes it."""
 
-    def __init__(self, stored: StoredGame, store: Store, limits: Limits,
-                 token_index: dict[str, str]) -> None:
+    def __init__(
+        self, stored: StoredGame, store: Store, limits: Limits, token_index: dict[str, str]
+    ) -> None:
         self.id = stored.id
         self.name = "games/" + stored.id
         self.ordinal = stored.ordinal
@@ -87,10 +88,20 @@ class Authority:
         created = Timestamp()
         created.FromNanoseconds(int(self.created * 1e9))
         return pb.Game(
-            name=self.name, state=self.state, sequence=self.sequence, create_time=created,
+            name=self.name,
+            state=self.state,
+            sequence=self.sequence,
+            create_time=created,
             settings=pb.GameSettings(**self.settings),
-            seats=[pb.Seat(colour=convert.COLOUR[c], occupied=c in self._tokens,
-                           display_name=self._names.get(c, "")) for c in self.seats])
+            seats=[
+                pb.Seat(
+                    colour=convert.COLOUR[c],
+                    occupied=c in self._tokens,
+                    display_name=self._names.get(c, ""),
+                )
+                for c in self.seats
+            ],
+        )
 
     def seat_of(self, token_hash: str) -> str | None:
         """The colour whose token has this hash, if any."""
@@ -110,8 +121,7 @@ class Authority:
         async with self._lock:
             return self._snapshot(viewer)
 
-    async def watch(self, viewer: str | None,
-                    after: int | None) -> tuple[bytes, Watcher | None]:
+    async def watch(self, viewer: str | None, after: int | None) -> tuple[bytes, Watcher | None]:
         """What a new watch sends first, and its watcher (None if nothing more will come).
 
         Resuming ``after`` a recent sequence replays the entries since; otherwise,
@@ -119,11 +129,13 @@ class Authority:
         """
         async with self._lock:
             if after is not None and not 0 <= after <= self.sequence:
-                raise ServiceError(ServerReason.SEQUENCE_OUT_OF_RANGE,
-                                   f"after_sequence must be 0..{self.sequence}",
-                                   sequence=self.sequence)
+                raise ServiceError(
+                    ServerReason.SEQUENCE_OUT_OF_RANGE,
+                    f"after_sequence must be 0..{self.sequence}",
+                    sequence=self.sequence,
+                )
             if after is not None and after + 1 >= self._first_frame:
-                first = b"".join(self._frames[after + 1 - self._first_frame:])
+                first = b"".join(self._frames[after + 1 - self._first_frame :])
             else:
                 snapshot = self._snapshot(viewer)
                 first = spb.WatchGameResponse(snapshot=snapshot).SerializeToString()
@@ -134,8 +146,9 @@ class Authority:
     def record(self) -> dict[str, Any]:
         """The record of the finished game (stack included)."""
         if self.state != FINISHED or self.game is None:
-            raise ServiceError(ServerReason.GAME_NOT_FINISHED,
-                               "the record is public once the game is over")
+            raise ServiceError(
+                ServerReason.GAME_NOT_FINISHED, "the record is public once the game is over"
+            )
         return self.game.record()
 
     # ------------------------------------------------------------ changing
@@ -144,37 +157,48 @@ class Authority:
         async def locked() -> T:
             async with self._lock:
                 return await change()
+
         return await asyncio.shield(asyncio.ensure_future(locked()))
 
     async def join(self, colour: str | None, display_name: str) -> tuple[str, str]:
         """Take a seat (``colour``, or the first open one); returns it and its secret token."""
+
         async def change() -> tuple[str, str]:
             open_seats = [c for c in self.seats if c not in self._tokens]
             if colour is not None and colour not in self.seats:
-                raise ServiceError(ServerReason.NO_SUCH_SEAT, f"{colour} is no seat of this game",
-                                   colour=colour)
+                raise ServiceError(
+                    ServerReason.NO_SUCH_SEAT, f"{colour} is no seat of this game", colour=colour
+                )
             if not open_seats:
                 raise ServiceError(ServerReason.GAME_FULL, "every seat is taken")
             if colour is not None and colour not in open_seats:
                 raise ServiceError(ServerReason.SEAT_TAKEN, f"{colour} is taken", colour=colour)
             seat = colour or open_seats[0]
             token = secrets.token_urlsafe(24)
-            await self._append("joined", {"colour": seat, "token": hash_token(token),
-                                          "name": display_name})
-            if self.settings.get("auto_start") and self.state == OPEN and all(
-                    c in self._tokens for c in self.seats):
+            await self._append(
+                "joined", {"colour": seat, "token": hash_token(token), "name": display_name}
+            )
+            if (
+                self.settings.get("auto_start")
+                and self.state == OPEN
+                and all(c in self._tokens for c in self.seats)
+            ):
                 await self._append("started", {})
             return seat, token
+
         return await self._exclusive(change)
 
     async def leave(self, colour: str) -> None:
         """Give up ``colour``'s seat: its token stops working, the seat is open again."""
+
         async def change() -> None:
             await self._append("left", {"colour": colour})
+
         await self._exclusive(change)
 
     async def start(self) -> None:
         """Start the game once every seat is taken."""
+
         async def change() -> None:
             if self.state != OPEN:
                 raise ServiceError(ServerReason.GAME_ALREADY_STARTED, "the game has started")
@@ -182,11 +206,12 @@ class Authority:
             if missing:
                 raise ServiceError(ServerReason.SEATS_OPEN, "seats are open", seats=missing)
             await self._append("started", {})
+
         await self._exclusive(change)
 
-    async def submit(self, colour: str, sequence: int, request_id: str,
-                     action: Any) -> pb.LogEntry:
+    async def submit(self, colour: str, sequence: int, request_id: str, action: Any) -> pb.LogEntry:
         """Apply ``colour``'s action chosen at ``sequence``; a repeated request id is a no-op."""
+
         async def change() -> pb.LogEntry:
             done = self._requests.get((colour, request_id))
             if done is not None:
@@ -194,9 +219,11 @@ class Authority:
             if self.game is None:
                 raise ServiceError(ServerReason.GAME_NOT_STARTED, "the game has not started")
             if sequence != self.sequence:
-                raise ServiceError(ServerReason.STALE_SEQUENCE,
-                                   f"the game is at sequence {self.sequence}, not {sequence}",
-                                   sequence=self.sequence)
+                raise ServiceError(
+                    ServerReason.STALE_SEQUENCE,
+                    f"the game is at sequence {self.sequence}, not {sequence}",
+                    sequence=self.sequence,
+                )
             try:
                 events = self.game.apply(action, colour)
             except ActionError as error:
@@ -209,6 +236,7 @@ class Authority:
                 self._rebuild()
                 raise
             return self._applied(body, events)
+
         return await self._exclusive(change)
 
     # ------------------------------------------------------------ the log
@@ -224,14 +252,18 @@ class Authority:
             self._tokens[body["colour"]] = body["token"]
             self._names[body["colour"]] = body["name"]
             self._token_index[body["token"]] = self.id
-            self._publish(pb.LogEntry(seat_joined=pb.SeatJoined(
-                colour=convert.COLOUR[body["colour"]], display_name=body["name"])))
+            self._publish(
+                pb.LogEntry(
+                    seat_joined=pb.SeatJoined(
+                        colour=convert.COLOUR[body["colour"]], display_name=body["name"]
+                    )
+                )
+            )
         elif kind == "left":
             token = self._tokens.pop(body["colour"], None)
             self._names.pop(body["colour"], None)
             self._token_index.pop(token or "", None)
-            self._publish(pb.LogEntry(seat_left=pb.SeatLeft(
-                colour=convert.COLOUR[body["colour"]])))
+            self._publish(pb.LogEntry(seat_left=pb.SeatLeft(colour=convert.COLOUR[body["colour"]])))
         elif kind == "started":
             self.game = Game.new(self.seats, self._stack)
             self.state = ACTIVE
@@ -247,9 +279,11 @@ class Authority:
     def _applied(self, body: dict[str, Any], events: list[dict[str, Any]]) -> pb.LogEntry:
         assert self.game is not None
         decision = self.game.decision
-        applied = pb.ActionApplied(player=convert.COLOUR[body["player"]],
-                                   action=convert.action_to_proto(body["action"]),
-                                   events=convert.events_to_proto(events))
+        applied = pb.ActionApplied(
+            player=convert.COLOUR[body["player"]],
+            action=convert.action_to_proto(body["action"]),
+            events=convert.events_to_proto(events),
+        )
         if decision is not None:
             applied.decision.CopyFrom(convert.decision_to_proto(decision.to_dict()))
         entry = self._publish(pb.LogEntry(action_applied=applied))

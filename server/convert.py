@@ -18,15 +18,23 @@ from server.gen.tongiaki.v1 import game_pb2 as pb
 Json = Any
 
 #: Colour name -> enum value, and back.
-COLOUR: dict[str, pb.Colour.ValueType] = {c: pb.Colour.Value("COLOUR_" + c.upper()) for c in COLOURS}
+COLOUR: dict[str, pb.Colour.ValueType] = {
+    c: pb.Colour.Value(f"COLOUR_{c.upper()}") for c in COLOURS
+}
 COLOUR_NAME: dict[int, str] = {v: k for k, v in COLOUR.items()}
 
-_DECISION: dict[str, pb.DecisionKind.ValueType] = {k: pb.DecisionKind.Value("DECISION_KIND_" + k.upper())
-             for k in ("setup", "turn", "emigrate", "land", "place", "settle_ship")}
-_SHIP_WHY: dict[str, pb.ShipPlacement.ValueType] = {k: pb.ShipPlacement.Value("SHIP_PLACEMENT_" + k.upper())
-             for k in ("setup", "expand", "tonga", "single", "settle")}
-_TILE_WHY: dict[str, pb.TilePlacement.ValueType] = {k: pb.TilePlacement.Value("TILE_PLACEMENT_" + k.upper())
-             for k in ("voyage", "settle", "recover")}
+_DECISION: dict[str, pb.DecisionKind.ValueType] = {
+    k: pb.DecisionKind.Value(f"DECISION_KIND_{k.upper()}")
+    for k in ("setup", "turn", "emigrate", "land", "place", "settle_ship")
+}
+_SHIP_WHY: dict[str, pb.ShipPlacement.ValueType] = {
+    k: pb.ShipPlacement.Value(f"SHIP_PLACEMENT_{k.upper()}")
+    for k in ("setup", "expand", "tonga", "single", "settle")
+}
+_TILE_WHY: dict[str, pb.TilePlacement.ValueType] = {
+    k: pb.TilePlacement.Value(f"TILE_PLACEMENT_{k.upper()}")
+    for k in ("voyage", "settle", "recover")
+}
 
 #: Longest ``action_json`` accepted, in characters.
 MAX_ACTION_JSON = 4096
@@ -61,9 +69,16 @@ def counts(values: Mapping[str, int]) -> list[pb.ColourCount]:
 
 def results(result: Mapping[str, Mapping[str, int]]) -> list[pb.PlayerResult]:
     """R13's figures (points, islands, ships, rank by colour) per player."""
-    return [pb.PlayerResult(colour=COLOUR[c], points=p, islands=result["islands"][c],
-                            ships=result["ships"][c], rank=result["rank"][c])
-            for c, p in result["points"].items()]
+    return [
+        pb.PlayerResult(
+            colour=COLOUR[c],
+            points=p,
+            islands=result["islands"][c],
+            ships=result["ships"][c],
+            rank=result["rank"][c],
+        )
+        for c, p in result["points"].items()
+    ]
 
 
 # ---------------------------------------------------------------- actions
@@ -76,9 +91,13 @@ def action_to_proto(action: Mapping[str, Json]) -> pb.Action:
         return pb.Action(setup=pb.SetupAction(beach=beach(action["beach"])))
     if act == "expand":
         take = action["take"]
-        return pb.Action(expand=pb.ExpandAction(
-            island=hex_(action["island"]), beaches=action["beaches"],
-            take=beach(take) if take is not None else None))
+        return pb.Action(
+            expand=pb.ExpandAction(
+                island=hex_(action["island"]),
+                beaches=action["beaches"],
+                take=beach(take) if take is not None else None,
+            )
+        )
     if act == "royal":
         return pb.Action(royal=pb.RoyalAction(island=hex_(action["island"])))
     if act == "settle":
@@ -88,11 +107,15 @@ def action_to_proto(action: Mapping[str, Json]) -> pb.Action:
     if act == "single":
         return pb.Action(single=pb.SingleAction(beach=beach(action["beach"])))
     if act == "emigrate":
-        return pb.Action(emigrate=pb.EmigrateAction(beach=beach(action["beach"]),
-                                                    dir=action["dir"]))
+        return pb.Action(
+            emigrate=pb.EmigrateAction(beach=beach(action["beach"]), dir=action["dir"])
+        )
     if act == "land":
-        return pb.Action(land=pb.LandAction(ships=[
-            pb.LandingShip(beach=b, colour=COLOUR[c]) for b, c in action["ships"]]))
+        return pb.Action(
+            land=pb.LandAction(
+                ships=[pb.LandingShip(beach=b, colour=COLOUR[c]) for b, c in action["ships"]]
+            )
+        )
     if act == "place":
         return pb.Action(place=pb.PlaceAction(origin=hex_(action["from"]), dir=action["dir"]))
     if act == "settle_ship":
@@ -133,8 +156,12 @@ def action_from_proto(action: pb.Action) -> dict[str, Json]:
         return {"act": act, "beach": _beach_list(body, "beach", act)}
     if act == "expand":
         take = _beach_list(body, "take", act) if body.HasField("take") else None
-        return {"act": act, "island": _hex_list(body, "island", act),
-                "beaches": list(body.beaches), "take": take}
+        return {
+            "act": act,
+            "island": _hex_list(body, "island", act),
+            "beaches": list(body.beaches),
+            "take": take,
+        }
     if act == "royal":
         return {"act": act, "island": _hex_list(body, "island", act)}
     if act == "settle":
@@ -144,8 +171,7 @@ def action_from_proto(action: pb.Action) -> dict[str, Json]:
     if act == "emigrate":
         return {"act": act, "beach": _beach_list(body, "beach", act), "dir": body.dir}
     if act == "land":
-        return {"act": act, "ships": [[s.beach, _colour_name(s.colour, act)]
-                                      for s in body.ships]}
+        return {"act": act, "ships": [[s.beach, _colour_name(s.colour, act)] for s in body.ships]}
     if act == "place":
         return {"act": act, "from": _hex_list(body, "origin", act), "dir": body.dir}
     raise _malformed(f"unknown act {act!r}")  # pragma: no cover - the oneof has no other
@@ -166,8 +192,11 @@ def action_from_json(text: str) -> Json:
 
 def decision_to_proto(decision: Mapping[str, Json]) -> pb.Decision:
     """A decision as CONFORMANCE.md writes it (``Decision.to_dict()``) as a message."""
-    message = pb.Decision(kind=_DECISION[decision["kind"]], player=COLOUR[decision["player"]],
-                          options=[action_to_proto(o) for o in decision["options"]])
+    message = pb.Decision(
+        kind=_DECISION[decision["kind"]],
+        player=COLOUR[decision["player"]],
+        options=[action_to_proto(o) for o in decision["options"]],
+    )
     if "island" in decision:
         message.island.CopyFrom(hex_(decision["island"]))
     if "group" in decision:
@@ -180,12 +209,16 @@ def decision_to_proto(decision: Mapping[str, Json]) -> pb.Decision:
 def view_to_proto(view: Mapping[str, Json]) -> pb.GameView:
     """``Game.view(viewer)`` as a GameView."""
     message = pb.GameView(
-        tiles=[pb.PlacedTile(at=pb.Hex(q=q, r=r), tile=t, rot=rot)
-               for q, r, t, rot in view["tiles"]],
-        beaches=[pb.BeachShips(beach=pb.Beach(q=q, r=r, index=b), colours=colours(cs))
-                 for q, r, b, cs in view["beaches"]],
-        royal=[pb.RoyalIsland(island=pb.Hex(q=q, r=r), colour=COLOUR[c])
-               for q, r, c in view["royal"]],
+        tiles=[
+            pb.PlacedTile(at=pb.Hex(q=q, r=r), tile=t, rot=rot) for q, r, t, rot in view["tiles"]
+        ],
+        beaches=[
+            pb.BeachShips(beach=pb.Beach(q=q, r=r, index=b), colours=colours(cs))
+            for q, r, b, cs in view["beaches"]
+        ],
+        royal=[
+            pb.RoyalIsland(island=pb.Hex(q=q, r=r), colour=COLOUR[c]) for q, r, c in view["royal"]
+        ],
         removed=view["removed"],
         stack=pb.StackCounts(**view["stack"]),
         supply=counts(view["supply"]),
@@ -208,8 +241,11 @@ def view_to_proto(view: Mapping[str, Json]) -> pb.GameView:
 
 def record_to_proto(record: Mapping[str, Json]) -> pb.GameRecord:
     """A game record (seats, stack, actions) as a GameRecord."""
-    return pb.GameRecord(seats=colours(record["seats"]), stack=record["stack"],
-                         actions=[action_to_proto(a) for a in record["actions"]])
+    return pb.GameRecord(
+        seats=colours(record["seats"]),
+        stack=record["stack"],
+        actions=[action_to_proto(a) for a in record["actions"]],
+    )
 
 
 # ---------------------------------------------------------------- events
@@ -220,40 +256,78 @@ def _returned(e: Mapping[str, Json]) -> list[pb.ColourCount]:
 
 
 def _crossing(e: Mapping[str, Json]) -> dict[str, Any]:
-    return {"at": hex_(e["at"]), "tile": e["tile"], "enter": e["enter"], "exit": e["exit"],
-            "danger": e["danger"], "colours": e["colours"]}
+    return {
+        "at": hex_(e["at"]),
+        "tile": e["tile"],
+        "enter": e["enter"],
+        "exit": e["exit"],
+        "danger": e["danger"],
+        "colours": e["colours"],
+    }
 
 
 _EVENTS: dict[str, Callable[[Mapping[str, Json]], pb.Event]] = {
-    "ships_placed": lambda e: pb.Event(ships_placed=pb.ShipsPlaced(
-        player=COLOUR[e["player"]], beaches=[beach(b) for b in e["beaches"]],
-        why=_SHIP_WHY[e["why"]])),
-    "ship_taken": lambda e: pb.Event(ship_taken=pb.ShipTaken(
-        player=COLOUR[e["player"]], beach=beach(e["beach"]))),
-    "emigrated": lambda e: pb.Event(emigrated=pb.Emigrated(
-        player=COLOUR[e["player"]], beach=beach(e["beach"]), dir=e["dir"],
-        group=colours(e["group"]))),
-    "tile_placed": lambda e: pb.Event(tile_placed=pb.TilePlaced(
-        tile=e["tile"], at=hex_(e["at"]), rot=e["rot"], why=_TILE_WHY[e["why"]],
-        stack=pb.StackCounts(**e["stack"]))),
+    "ships_placed": lambda e: pb.Event(
+        ships_placed=pb.ShipsPlaced(
+            player=COLOUR[e["player"]],
+            beaches=[beach(b) for b in e["beaches"]],
+            why=_SHIP_WHY[e["why"]],
+        )
+    ),
+    "ship_taken": lambda e: pb.Event(
+        ship_taken=pb.ShipTaken(player=COLOUR[e["player"]], beach=beach(e["beach"]))
+    ),
+    "emigrated": lambda e: pb.Event(
+        emigrated=pb.Emigrated(
+            player=COLOUR[e["player"]],
+            beach=beach(e["beach"]),
+            dir=e["dir"],
+            group=colours(e["group"]),
+        )
+    ),
+    "tile_placed": lambda e: pb.Event(
+        tile_placed=pb.TilePlaced(
+            tile=e["tile"],
+            at=hex_(e["at"]),
+            rot=e["rot"],
+            why=_TILE_WHY[e["why"]],
+            stack=pb.StackCounts(**e["stack"]),
+        )
+    ),
     "sea_crossed": lambda e: pb.Event(sea_crossed=pb.SeaCrossed(**_crossing(e))),
-    "voyage_failed": lambda e: pb.Event(voyage_failed=pb.VoyageFailed(
-        **_crossing(e), returned=_returned(e))),
-    "bounced": lambda e: pb.Event(bounced=pb.Bounced(
-        at=hex_(e["at"]), owner=COLOUR[e["owner"]], back_to=hex_(e["back_to"]))),
-    "stranded": lambda e: pb.Event(stranded=pb.Stranded(
-        at=hex_(e["at"]), tile=e["tile"], group=colours(e["group"]))),
-    "landed": lambda e: pb.Event(landed=pb.Landed(
-        player=COLOUR[e["player"]], island=hex_(e["island"]),
-        ships=[pb.LandingShip(beach=b, colour=COLOUR[c]) for b, c in e["ships"]],
-        returned=_returned(e))),
-    "royal_founded": lambda e: pb.Event(royal_founded=pb.RoyalFounded(
-        player=COLOUR[e["player"]], island=hex_(e["island"]), tile=e["tile"],
-        returned=_returned(e))),
-    "settlement_started": lambda e: pb.Event(settlement_started=pb.SettlementStarted(
-        player=COLOUR[e["player"]], returned=e["returned"])),
-    "island_removed": lambda e: pb.Event(island_removed=pb.IslandRemoved(
-        island=hex_(e["island"]), tile=e["tile"], returned=_returned(e))),
+    "voyage_failed": lambda e: pb.Event(
+        voyage_failed=pb.VoyageFailed(**_crossing(e), returned=_returned(e))
+    ),
+    "bounced": lambda e: pb.Event(
+        bounced=pb.Bounced(at=hex_(e["at"]), owner=COLOUR[e["owner"]], back_to=hex_(e["back_to"]))
+    ),
+    "stranded": lambda e: pb.Event(
+        stranded=pb.Stranded(at=hex_(e["at"]), tile=e["tile"], group=colours(e["group"]))
+    ),
+    "landed": lambda e: pb.Event(
+        landed=pb.Landed(
+            player=COLOUR[e["player"]],
+            island=hex_(e["island"]),
+            ships=[pb.LandingShip(beach=b, colour=COLOUR[c]) for b, c in e["ships"]],
+            returned=_returned(e),
+        )
+    ),
+    "royal_founded": lambda e: pb.Event(
+        royal_founded=pb.RoyalFounded(
+            player=COLOUR[e["player"]],
+            island=hex_(e["island"]),
+            tile=e["tile"],
+            returned=_returned(e),
+        )
+    ),
+    "settlement_started": lambda e: pb.Event(
+        settlement_started=pb.SettlementStarted(player=COLOUR[e["player"]], returned=e["returned"])
+    ),
+    "island_removed": lambda e: pb.Event(
+        island_removed=pb.IslandRemoved(
+            island=hex_(e["island"]), tile=e["tile"], returned=_returned(e)
+        )
+    ),
     "turn_started": lambda e: pb.Event(turn_started=pb.TurnStarted(player=COLOUR[e["player"]])),
     "turn_ended": lambda e: pb.Event(turn_ended=pb.TurnEnded(player=COLOUR[e["player"]])),
     "game_over": lambda e: pb.Event(game_over=pb.GameOver(results=results(e))),

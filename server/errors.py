@@ -119,8 +119,7 @@ def _text(value: Any) -> str:
 
 def to_status(error: ServiceError) -> Any:
     """The ``grpc.Status`` (with a ``google.rpc.Status`` and ``ErrorInfo``) of ``error``."""
-    info = error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN,
-                                       metadata=error.metadata)
+    info = error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN, metadata=error.metadata)
     detail = any_pb2.Any()
     detail.Pack(info)
     code: int = getattr(code_pb2, error.code.name)

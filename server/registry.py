@@ -48,9 +48,14 @@ class Registry:
     async def create(self, seats: list[str], settings: dict[str, Any]) -> Authority:
         """A new game with a stack shuffled from a secret seed; durable before it is returned."""
         ordinal = self._order[-1].ordinal + 1 if self._order else 1
-        stored = StoredGame(id=secrets.token_hex(8), ordinal=ordinal, seats=seats,
-                            stack=shuffled_stack(secrets.randbits(64)), settings=settings,
-                            created=time.time())
+        stored = StoredGame(
+            id=secrets.token_hex(8),
+            ordinal=ordinal,
+            seats=seats,
+            stack=shuffled_stack(secrets.randbits(64)),
+            settings=settings,
+            created=time.time(),
+        )
         game = Authority(stored, self._store, self._limits, self._tokens)
         self._add(game)  # before the write, so the next ordinal is taken
         try:
@@ -76,16 +81,19 @@ class Registry:
         """The seat ``token`` holds in ``game``; None for a spectator (no token, not required)."""
         if token is None:
             if required:
-                raise ServiceError(ServerReason.TOKEN_MISSING,
-                                   "send the seat token as 'authorization: Bearer <token>'")
+                raise ServiceError(
+                    ServerReason.TOKEN_MISSING,
+                    "send the seat token as 'authorization: Bearer <token>'",
+                )
             return None
         hashed = hash_token(token)
         colour = game.seat_of(hashed)
         if colour is not None:
             return colour
         if hashed in self._tokens:
-            raise ServiceError(ServerReason.TOKEN_WRONG_GAME,
-                               "the token is a seat of another game", name=game.name)
+            raise ServiceError(
+                ServerReason.TOKEN_WRONG_GAME, "the token is a seat of another game", name=game.name
+            )
         raise ServiceError(ServerReason.TOKEN_INVALID, "the token is no seat token")
 
     def page(self, size: int, token: str, state: int) -> tuple[list[Authority], str]:

@@ -36,9 +36,10 @@ def _token(context: Any) -> str | None:
     for key, value in context.invocation_metadata() or ():
         if key == "authorization":
             if not isinstance(value, str) or not value.startswith("Bearer ") or len(value) > 200:
-                raise ServiceError(ServerReason.TOKEN_INVALID,
-                                   "authorization must be 'Bearer <token>'")
-            return value[len("Bearer "):]
+                raise ServiceError(
+                    ServerReason.TOKEN_INVALID, "authorization must be 'Bearer <token>'"
+                )
+            return value[len("Bearer ") :]
     return None
 
 
@@ -66,8 +67,10 @@ class GameService:
         seats = [_colour(v, "seats") for v in request.seats]
         if not 2 <= len(seats) <= 6 or len(set(seats)) != len(seats):
             raise invalid("seats must be 2 to 6 distinct colours", field="seats")
-        settings = {"display_name": _text(request.settings.display_name, "display_name"),
-                    "auto_start": request.settings.auto_start}
+        settings = {
+            "display_name": _text(request.settings.display_name, "display_name"),
+            "auto_start": request.settings.auto_start,
+        }
         game = await self.registry.create(seats, settings)
         return spb.CreateGameResponse(game=game.game_proto())
 
@@ -77,8 +80,9 @@ class GameService:
         colour = _colour(request.colour, "colour") if request.colour else None
         name = _text(request.display_name, "display_name")
         seat, token = await game.join(colour, name)
-        return spb.JoinGameResponse(game=game.game_proto(), colour=convert.COLOUR[seat],
-                                    seat_token=token)
+        return spb.JoinGameResponse(
+            game=game.game_proto(), colour=convert.COLOUR[seat], seat_token=token
+        )
 
     async def StartGame(self, request: spb.StartGameRequest, context: Any) -> Message:
         """Start a game with every seat taken."""
@@ -99,8 +103,9 @@ class GameService:
         colour = self.registry.seat(game, _token(context), required=True)
         assert colour is not None
         if not 1 <= len(request.request_id) <= MAX_REQUEST_ID:
-            raise invalid(f"request_id must have 1 to {MAX_REQUEST_ID} characters",
-                          field="request_id")
+            raise invalid(
+                f"request_id must have 1 to {MAX_REQUEST_ID} characters", field="request_id"
+            )
         if request.sequence < 0:
             raise invalid("sequence must not be negative", field="sequence")
         payload = request.WhichOneof("payload")
@@ -134,12 +139,17 @@ class GameService:
                 elif item is End.FINISHED:
                     return
                 elif item is End.LAGGING:
-                    raise ServiceError(ServerReason.WATCH_LAGGING,
-                                       "the watch fell behind; resume after the last sequence "
-                                       "received", resume_after=watcher.delivered)
+                    raise ServiceError(
+                        ServerReason.WATCH_LAGGING,
+                        "the watch fell behind; resume after the last sequence received",
+                        resume_after=watcher.delivered,
+                    )
                 else:
-                    raise ServiceError(ServerReason.SHUTTING_DOWN, "the server is shutting down",
-                                       resume_after=watcher.delivered)
+                    raise ServiceError(
+                        ServerReason.SHUTTING_DOWN,
+                        "the server is shutting down",
+                        resume_after=watcher.delivered,
+                    )
         finally:
             game.hub.unsubscribe(watcher)
 
@@ -148,8 +158,7 @@ class GameService:
         if request.state not in pb.GameState.values():
             raise invalid("state is not a game state", field="state")
         games, token = self.registry.page(request.page_size, request.page_token, request.state)
-        return spb.ListGamesResponse(games=[g.game_proto() for g in games],
-                                     next_page_token=token)
+        return spb.ListGamesResponse(games=[g.game_proto() for g in games], next_page_token=token)
 
     async def LeaveGame(self, request: spb.LeaveGameRequest, context: Any) -> Message:
         """Give up the caller's seat."""
@@ -164,8 +173,9 @@ class GameService:
         game = self.registry.find(request.name)
         self.registry.seat(game, _token(context), required=False)
         record = game.record()
-        return spb.GetGameRecordResponse(record=convert.record_to_proto(record),
-                                         record_json=canonical(record))
+        return spb.GetGameRecordResponse(
+            record=convert.record_to_proto(record), record_json=canonical(record)
+        )
 
 
 # ---------------------------------------------------------------- wiring
@@ -190,19 +200,18 @@ def _decode(kind: type[Message], data: bytes) -> Any:
 
 
 async def _refuse(method: str, error: ServiceError, context: Any) -> None:
-    log.info("refused", extra={"method": method, "reason": error.reason,
-                               "detail": error.message})
+    log.info("refused", extra={"method": method, "reason": error.reason, "detail": error.message})
     await context.abort_with_status(to_status(error))
 
 
-def _unary(name: str, kind: type[Message],
-           call: Callable[[Any, Any], Awaitable[Message]]) -> Any:
+def _unary(name: str, kind: type[Message], call: Callable[[Any, Any], Awaitable[Message]]) -> Any:
     async def handle(data: bytes, context: Any) -> bytes:
         try:
             return (await call(_decode(kind, data), context)).SerializeToString()
         except ServiceError as error:
             await _refuse(name, error, context)
             raise AssertionError("unreachable") from None  # abort_with_status raises
+
     return grpc.unary_unary_rpc_method_handler(handle)
 
 
@@ -213,6 +222,7 @@ def _watch(service: GameService) -> Any:
                 yield frame
         except ServiceError as error:
             await _refuse("WatchGame", error, context)
+
     return grpc.unary_stream_rpc_method_handler(handle)
 
 

@@ -77,8 +77,9 @@ class Store:
         self.path = path
         self.synchronous = synchronous.upper()
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._queue: queue.SimpleQueue[
-            tuple[list[Statement], asyncio.Future[None]] | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[tuple[list[Statement], asyncio.Future[None]] | None] = (
+            queue.SimpleQueue()
+        )
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self.commits = 0
@@ -98,12 +99,19 @@ class Store:
         try:
             games: dict[str, StoredGame] = {}
             for gid, ordinal, seats, stack, settings, created in conn.execute(
-                    "SELECT id, ordinal, seats, stack, settings, created FROM games "
-                    "ORDER BY ordinal"):
-                games[gid] = StoredGame(gid, ordinal, json.loads(seats), json.loads(stack),
-                                        json.loads(settings), created)
+                "SELECT id, ordinal, seats, stack, settings, created FROM games ORDER BY ordinal"
+            ):
+                games[gid] = StoredGame(
+                    gid,
+                    ordinal,
+                    json.loads(seats),
+                    json.loads(stack),
+                    json.loads(settings),
+                    created,
+                )
             for gid, seq, kind, body in conn.execute(
-                    "SELECT game, seq, kind, body FROM entries ORDER BY game, seq"):
+                "SELECT game, seq, kind, body FROM entries ORDER BY game, seq"
+            ):
                 games[gid].entries.append((seq, kind, json.loads(body)))
             return list(games.values())
         finally:
@@ -132,16 +140,33 @@ class Store:
 
     def create_game(self, game: StoredGame) -> asyncio.Future[None]:
         """Write a new game's set-up row."""
-        return self.write([(
-            "INSERT INTO games (id, ordinal, seats, stack, settings, created) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (game.id, game.ordinal, dumps(game.seats), dumps(game.stack), dumps(game.settings),
-             game.created))])
+        return self.write(
+            [
+                (
+                    "INSERT INTO games (id, ordinal, seats, stack, settings, created) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        game.id,
+                        game.ordinal,
+                        dumps(game.seats),
+                        dumps(game.stack),
+                        dumps(game.settings),
+                        game.created,
+                    ),
+                )
+            ]
+        )
 
     def append(self, game: str, seq: int, kind: str, body: dict[str, Any]) -> asyncio.Future[None]:
         """Write one log entry."""
-        return self.write([("INSERT INTO entries (game, seq, kind, body) VALUES (?, ?, ?, ?)",
-                            (game, seq, kind, dumps(body)))])
+        return self.write(
+            [
+                (
+                    "INSERT INTO entries (game, seq, kind, body) VALUES (?, ?, ?, ?)",
+                    (game, seq, kind, dumps(body)),
+                )
+            ]
+        )
 
     # ------------------------------------------------------------ writer thread
 
@@ -165,8 +190,9 @@ class Store:
         finally:
             conn.close()
 
-    def _commit(self, conn: sqlite3.Connection,
-                batch: list[tuple[list[Statement], asyncio.Future[None]]]) -> None:
+    def _commit(
+        self, conn: sqlite3.Connection, batch: list[tuple[list[Statement], asyncio.Future[None]]]
+    ) -> None:
         error: BaseException | None = None
         try:
             conn.execute("BEGIN")
