@@ -59,8 +59,7 @@ def _fits(kind: str, value: Any) -> bool:
         return _ints(value)
     if kind == _SHIPS:
         return isinstance(value, list) and all(
-            isinstance(s, list) and len(s) == 2 and _is_int(s[0]) and s[1] in COLOURS
-            for s in value
+            isinstance(s, list) and len(s) == 2 and _is_int(s[0]) and s[1] in COLOURS for s in value
         )
     raise AssertionError(kind)
 
@@ -72,14 +71,17 @@ def validate(action: Any) -> None:
     act = action.get("act")
     schema = SCHEMAS.get(act) if isinstance(act, str) else None
     if schema is None:
-        raise ActionError(Reason.MALFORMED_ACTION, f"unknown act {act!r}",
-                          acts=sorted(SCHEMAS))
+        raise ActionError(Reason.MALFORMED_ACTION, f"unknown act {act!r}", acts=sorted(SCHEMAS))
     keys = set(action) - {"act"}
     if keys != set(schema):
-        raise ActionError(Reason.MALFORMED_ACTION,
-                          f"{act!r} takes the keys {sorted(schema)}, not {sorted(keys)}",
-                          act=act, expected=sorted(schema))
+        raise ActionError(
+            Reason.MALFORMED_ACTION,
+            f"{act!r} takes the keys {sorted(schema)}, not {sorted(keys)}",
+            act=act,
+            expected=sorted(schema),
+        )
     for key, kind in schema.items():
         if not _fits(kind, action[key]):
-            raise ActionError(Reason.MALFORMED_ACTION, f"{act!r}: {key!r} is not a {kind}",
-                              act=act, field=key)
+            raise ActionError(
+                Reason.MALFORMED_ACTION, f"{act!r}: {key!r} is not a {kind}", act=act, field=key
+            )

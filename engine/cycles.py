@@ -54,9 +54,7 @@ def colour_count(packed: int) -> int:
 
 def _unpack(packed: int) -> Colours:
     fields = packed >> 3
-    return tuple(
-        sorted(c for i, c in enumerate(COLOURS) for _ in range((fields >> (3 * i)) & 7))
-    )
+    return tuple(sorted(c for i, c in enumerate(COLOURS) for _ in range((fields >> (3 * i)) & 7)))
 
 
 class QuietGraph:
@@ -208,10 +206,13 @@ class QuietGraph:
         full = self._full(position)
         if self._loud_elsewhere(position, full, (self._island_of[k], dest)):
             return True
-        return any(p is _ENDS or self.can_end(p, f)
-                   for p, f in self._landings(position, full, k, dest))
+        return any(
+            p is _ENDS or self.can_end(p, f) for p, f in self._landings(position, full, k, dest)
+        )
 
-    def _loud_elsewhere(self, position: Position, full: list[int], islands: tuple[int, ...]) -> bool:
+    def _loud_elsewhere(
+        self, position: Position, full: list[int], islands: tuple[int, ...]
+    ) -> bool:
         """Whether a full beach off ``islands`` has a loud emigration that no change on
         ``islands`` can make quiet: then every such change leaves a position that ends."""
         island_of = self._island_of
@@ -231,11 +232,11 @@ class QuietGraph:
         """R11.1: whether the position after ``arrangement`` lands on ``at`` can end."""
         i = self._index[at]
         first, last = self._first[i], self._first[i + 1]
-        merged = tuple(v + pack(a) for v, a in zip(position[first:last], arrangement,
-                                                   strict=True))
+        merged = tuple(v + pack(a) for v, a in zip(position[first:last], arrangement, strict=True))
         moorings = self._moorings
-        full = [k for k, v in enumerate(position)
-                if v & _SIZE == moorings[k] and not first <= k < last]
+        full = [
+            k for k, v in enumerate(position) if v & _SIZE == moorings[k] and not first <= k < last
+        ]
         full += [first + j for j, v in enumerate(merged) if v & _SIZE == moorings[first + j]]
         if not full:
             return True

@@ -16,6 +16,7 @@ from functools import cache
 from itertools import combinations
 from typing import Any
 
+from .actions import validate
 from .cycles import QuietGraph
 from .errors import ActionError, Reason, RecordError
 from .landing import Arrangement, Colours, arrangements
@@ -65,8 +66,12 @@ class Decision:
 
     def to_dict(self) -> dict[str, Json]:
         """The decision as CONFORMANCE.md writes it."""
-        return {"kind": self.kind, "player": self.player, "options": list(self.options),
-                **self.context}
+        return {
+            "kind": self.kind,
+            "player": self.player,
+            "options": list(self.options),
+            **self.context,
+        }
 
 
 def _hex(value: Sequence[int]) -> list[int]:
@@ -164,8 +169,9 @@ class Game:
         if not isinstance(stack, (list, tuple)) or any(not isinstance(t, str) for t in stack):
             raise RecordError("stack must be a list of tile ids", field="stack")
         if sorted(stack) != sorted(STACK_TILES):
-            raise RecordError("stack must hold the 31 tiles other than tonga, each once",
-                              field="stack")
+            raise RecordError(
+                "stack must hold the 31 tiles other than tonga, each once", field="stack"
+            )
 
     # ------------------------------------------------------------------ reading
 
@@ -246,21 +252,27 @@ class Game:
             raise ActionError(Reason.GAME_OVER, "the game is over")
         if player is not None:
             if player not in self.seats:
-                raise ActionError(Reason.UNKNOWN_PLAYER, f"{player!r} has no seat in this game",
-                                  player=player)
+                raise ActionError(
+                    Reason.UNKNOWN_PLAYER, f"{player!r} has no seat in this game", player=player
+                )
             if player != self.seats[self._active]:
-                raise ActionError(Reason.NOT_YOUR_TURN, f"it is {self.seats[self._active]}'s "
-                                  "decision", player=player, expected=self.seats[self._active])
-        from .actions import validate  # small module, imported late to keep this one lean
-
+                raise ActionError(
+                    Reason.NOT_YOUR_TURN,
+                    f"it is {self.seats[self._active]}'s decision",
+                    player=player,
+                    expected=self.seats[self._active],
+                )
         validate(action)
         self.options()
         assert self._index is not None
         index = self._index.get(canonical(action))
         if index is None:
-            raise ActionError(Reason.ILLEGAL_ACTION,
-                              f"{action.get('act')!r} is not an option of this {self._kind} "
-                              "decision", decision=self._kind, act=action.get("act"))
+            raise ActionError(
+                Reason.ILLEGAL_ACTION,
+                f"{action.get('act')!r} is not an option of this {self._kind} decision",
+                decision=self._kind,
+                act=action.get("act"),
+            )
         return self._do(self._options[index])  # type: ignore[index]
 
     def apply_option(self, index: int) -> list[Event]:
@@ -324,8 +336,9 @@ class Game:
         else:
             self._seas_left -= 1
         self._place(tile, at, rot)
-        self._emit("tile_placed", tile=tile.id, at=_hex(at), rot=rot, why=why,
-                   stack=self.stack_counts)
+        self._emit(
+            "tile_placed", tile=tile.id, at=_hex(at), rot=rot, why=why, stack=self.stack_counts
+        )
         return tile
 
     def _stack_exhausted(self) -> bool:
@@ -458,8 +471,13 @@ class Game:
         self._royal[at] = player
         self._founded[player] += 1
         self._graph = None
-        self._emit("royal_founded", player=player, island=_hex(at), tile=self._tiles[at][0].id,
-                   returned=_returned(ships[1:]))
+        self._emit(
+            "royal_founded",
+            player=player,
+            island=_hex(at),
+            tile=self._tiles[at][0].id,
+            returned=_returned(ships[1:]),
+        )
         self._end_turn()
 
     def _act_settle(self) -> None:
@@ -581,16 +599,23 @@ class Game:
             tile, rot = placed
             if tile.is_island:
                 if ahead in self._royal:
-                    self._emit("bounced", at=_hex(ahead), owner=self._royal[ahead],
-                               back_to=_hex(start))
+                    self._emit(
+                        "bounced", at=_hex(ahead), owner=self._royal[ahead], back_to=_hex(start)
+                    )
                     ahead = start
                 self._ask_landing(ahead, group, restricted=quiet)
                 return
             enter = (opposite(heading) - rot) % 6
             leave, danger = tile.exits[enter]
             out = (leave + rot) % 6
-            crossing = {"at": _hex(ahead), "tile": tile.id, "enter": opposite(heading),
-                        "exit": out, "danger": danger, "colours": colours}
+            crossing = {
+                "at": _hex(ahead),
+                "tile": tile.id,
+                "enter": opposite(heading),
+                "exit": out,
+                "danger": danger,
+                "colours": colours,
+            }
             if danger > colours:
                 for colour in group:
                     self._supply[colour] += 1
@@ -619,8 +644,13 @@ class Game:
             self._ships[(q, r)] = tuple(ships)
         for colour in left:
             self._supply[colour] += 1
-        self._emit("landed", player=player, island=[q, r],
-                   ships=[list(s) for s in action["ships"]], returned=_returned(left))
+        self._emit(
+            "landed",
+            player=player,
+            island=[q, r],
+            ships=[list(s) for s in action["ships"]],
+            returned=_returned(left),
+        )
         self._group = ()
         if self._last:
             self._finish()
@@ -633,8 +663,11 @@ class Game:
         """The options of the pending decision, each with its canonical JSON."""
         kind = self._kind
         if kind == SETUP:
-            return [_beach_option("setup", 0, 0, b)
-                    for b, s in enumerate(self._ships[(0, 0)]) if len(s) <= 1]
+            return [
+                _beach_option("setup", 0, 0, b)
+                for b, s in enumerate(self._ships[(0, 0)])
+                if len(s) <= 1
+            ]
         if kind == TURN:
             return self._turn_options()
         if kind == EMIGRATE:
@@ -642,13 +675,18 @@ class Game:
         if kind == LAND:
             return self._land_options()
         if kind == PLACE:
-            return [(f'{{"act":"place","dir":{d},"from":[{q},{r}]}}',
-                     {"act": "place", "dir": d, "from": [q, r]})
-                    for (q, r), d in self._open_ends()]
+            return [
+                (
+                    f'{{"act":"place","dir":{d},"from":[{q},{r}]}}',
+                    {"act": "place", "dir": d, "from": [q, r]},
+                )
+                for (q, r), d in self._open_ends()
+            ]
         if kind == SETTLE_SHIP:
             q, r = self._island
-            return [_beach_option("settle_ship", q, r, b)
-                    for b in range(len(self._ships[self._island]))]
+            return [
+                _beach_option("settle_ship", q, r, b) for b in range(len(self._ships[self._island]))
+            ]
         return []
 
     def _turn_options(self) -> list[Keyed]:
@@ -662,31 +700,53 @@ class Game:
                 mine[at] = n
         supply = self._supply[player]
         if mine:
-            takes = [(at[0], at[1], b) for at in mine
-                     for b, s in enumerate(self._ships[at]) if player in s]
+            takes = [
+                (at[0], at[1], b)
+                for at in mine
+                for b, s in enumerate(self._ships[at])
+                if player in s
+            ]
             for (q, r), n in mine.items():
                 beaches = len(self._ships[(q, r)])
                 if supply:
                     for chosen, listed in _combinations(beaches, min(n, beaches, supply)):
-                        options.append((
-                            f'{{"act":"expand","beaches":[{listed}],"island":[{q},{r}],'
-                            '"take":null}',
-                            {"act": "expand", "beaches": list(chosen), "island": [q, r],
-                             "take": None}))
+                        options.append(
+                            (
+                                f'{{"act":"expand","beaches":[{listed}],"island":[{q},{r}],'
+                                '"take":null}',
+                                {
+                                    "act": "expand",
+                                    "beaches": list(chosen),
+                                    "island": [q, r],
+                                    "take": None,
+                                },
+                            )
+                        )
                     continue
                 for tq, tr, tb in takes:
                     for b in range(beaches):
-                        options.append((
-                            f'{{"act":"expand","beaches":[{b}],"island":[{q},{r}],'
-                            f'"take":[{tq},{tr},{tb}]}}',
-                            {"act": "expand", "beaches": [b], "island": [q, r],
-                             "take": [tq, tr, tb]}))
+                        options.append(
+                            (
+                                f'{{"act":"expand","beaches":[{b}],"island":[{q},{r}],'
+                                f'"take":[{tq},{tr},{tb}]}}',
+                                {
+                                    "act": "expand",
+                                    "beaches": [b],
+                                    "island": [q, r],
+                                    "take": [tq, tr, tb],
+                                },
+                            )
+                        )
             if self._founded[player] < 2:
-                for (q, r) in mine:
+                for q, r in mine:
                     alone = all(c == player for s in self._ships[(q, r)] for c in s)
                     if alone and self._tiles[(q, r)][0].id != START_ISLAND:
-                        options.append((f'{{"act":"royal","island":[{q},{r}]}}',
-                                        {"act": "royal", "island": [q, r]}))
+                        options.append(
+                            (
+                                f'{{"act":"royal","island":[{q},{r}]}}',
+                                {"act": "royal", "island": [q, r]},
+                            )
+                        )
             return options
         tonga = self._tonga_hex()
         if tonga is not None and supply >= 2:
@@ -694,8 +754,12 @@ class Game:
             for b1 in range(len(free)):
                 for b2 in range(b1, len(free)):
                     if free[b1] >= (2 if b1 == b2 else 1) and free[b2] >= 1:
-                        options.append((f'{{"act":"tonga","beaches":[{b1},{b2}]}}',
-                                        {"act": "tonga", "beaches": [b1, b2]}))
+                        options.append(
+                            (
+                                f'{{"act":"tonga","beaches":[{b1},{b2}]}}',
+                                {"act": "tonga", "beaches": [b1, b2]},
+                            )
+                        )
         if supply >= 1:
             for at in self._ships:
                 if at == tonga or at in self._royal:
@@ -713,66 +777,75 @@ class Game:
         for (q, r), b in self._full_beaches():
             for d in self._jetty_dirs((q, r), b):
                 if graph.allowed_emigration(position, (q, r), b, d):
-                    options.append((f'{{"act":"emigrate","beach":[{q},{r},{b}],"dir":{d}}}',
-                                    {"act": "emigrate", "beach": [q, r, b], "dir": d}))
+                    options.append(
+                        (
+                            f'{{"act":"emigrate","beach":[{q},{r},{b}],"dir":{d}}}',
+                            {"act": "emigrate", "beach": [q, r, b], "dir": d},
+                        )
+                    )
         return options
 
     def _land_options(self) -> list[Keyed]:
         """R8, with R11.1's restriction after a quiet emigration."""
-        found = _landing_options(self._group, self._free(self._island))
+        found = list(_landing_options(self._group, self._free(self._island)))
         if self._restricted:
             graph = self.quiet_graph()
             position = graph.position(self._ships)
             at = self._island
             if not graph.landing_is_free(position, at):
                 found = [o for o in found if graph.landing_can_end(position, at, o[2])]
-        return [(key, {"act": "land", "ships": [list(s) for s in ships]})
-                for key, ships, _ in found]
+        return [
+            (key, {"act": "land", "ships": [list(s) for s in ships]}) for key, ships, _ in found
+        ]
 
     # ------------------------------------------------------------------ end and views
 
     def _finish(self) -> None:
         """R12 and R13: the game is over; score and rank."""
         self._kind = None
+        self._result = self._standings()
+        self._emit("game_over", **self._result)
+
+    def _standings(self) -> dict[str, dict[str, int]]:
+        """R13: points, islands present on, ships on islands and rank of every player."""
         points = dict.fromkeys(self.seats, 0)
         islands = dict.fromkeys(self.seats, 0)
         ships = dict.fromkeys(self.seats, 0)
-        for at, (tile, _) in self._tiles.items():
-            if tile.is_sea:
-                continue
-            present = {c for s in self._ships[at] for c in s}
-            for colour in (c for s in self._ships[at] for c in s):
-                ships[colour] += 1
-            if at in self._royal:
-                present.add(self._royal[at])
-                ships[self._royal[at]] += 1
+        for at, colours in self._ships.items():
+            present = {c for s in colours for c in s}
+            for beach in colours:
+                for colour in beach:
+                    ships[colour] += 1
+            owner = self._royal.get(at)
+            if owner is not None:
+                present.add(owner)
+                ships[owner] += 1
+            value = self._tiles[at][0].points
             for colour in present:
-                points[colour] += tile.points
+                points[colour] += value
                 islands[colour] += 1
-        key = {c: (-points[c], -islands[c], ships[c]) for c in self.seats}
-        rank = {c: 1 + sum(1 for o in self.seats if key[o] < key[c]) for c in self.seats}
-        self._result = {"points": points, "islands": islands, "ships": ships, "rank": rank}
-        self._emit("game_over", **self._result)
+        return {
+            "points": points,
+            "islands": islands,
+            "ships": ships,
+            "rank": rank(points, islands, ships),
+        }
 
     def scores(self) -> dict[str, int]:
         """Points each player would score if the game ended now (R13)."""
-        points = dict.fromkeys(self.seats, 0)
-        for at, (tile, _) in self._tiles.items():
-            if tile.is_island:
-                present = {c for s in self._ships[at] for c in s}
-                if at in self._royal:
-                    present.add(self._royal[at])
-                for colour in present:
-                    points[colour] += tile.points
-        return points
+        return self._standings()["points"]
 
     def snapshot(self) -> dict[str, Json]:
         """The state as CONFORMANCE.md writes it (with stack counts, never the order)."""
         decision = self.decision
         return {
             "at_sea": sorted(self._at_sea),
-            "beaches": [[at[0], at[1], b, list(s)] for at in sorted(self._ships)
-                        for b, s in enumerate(self._ships[at]) if s],
+            "beaches": [
+                [at[0], at[1], b, list(s)]
+                for at in sorted(self._ships)
+                for b, s in enumerate(self._ships[at])
+                if s
+            ],
             "decision": decision.to_dict() if decision else None,
             "removed": sorted(self._removed),
             "result": self._result,
@@ -790,8 +863,9 @@ class Game:
         stack as a sorted list.
         """
         if viewer is not None and viewer not in self.seats:
-            raise ActionError(Reason.UNKNOWN_PLAYER, f"{viewer!r} has no seat in this game",
-                              player=viewer)
+            raise ActionError(
+                Reason.UNKNOWN_PLAYER, f"{viewer!r} has no seat in this game", player=viewer
+            )
         view = self.snapshot()
         view.update(
             viewer=viewer,
@@ -806,8 +880,11 @@ class Game:
 
     def record(self) -> dict[str, Json]:
         """The game record: seats, stack (secret while the game runs) and actions."""
-        return {"seats": list(self.seats), "stack": list(self.initial_stack),
-                "actions": list(self.actions)}
+        return {
+            "seats": list(self.seats),
+            "stack": list(self.initial_stack),
+            "actions": list(self.actions),
+        }
 
 
 _MOORINGS: dict[str, tuple[int, ...]] = {t.id: t.moorings for t in TILES.values()}
@@ -833,6 +910,12 @@ def _landing_options(
         listed = ",".join(f'[{b},"{c}"]' for b, c in ships)
         found.append((f'{{"act":"land","ships":[{listed}]}}', ships, arrangement))
     return tuple(found)
+
+
+def rank(points: dict[str, int], islands: dict[str, int], ships: dict[str, int]) -> dict[str, int]:
+    """R13: most points, then presence on more islands, then fewer ships; ties share a rank."""
+    key = {c: (-points[c], -islands[c], ships[c]) for c in points}
+    return {c: 1 + sum(1 for o in points if key[o] < key[c]) for c in points}
 
 
 def _first(keyed: Keyed) -> str:

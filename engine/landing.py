@@ -67,9 +67,7 @@ def _spread(room: list[int], at: int, left: int) -> Iterator[tuple[int, ...]]:
                 yield (here, *rest)
 
 
-def _fill(
-    sizes: tuple[int, ...], at: int, counts: list[tuple[str, int]]
-) -> Iterator[Arrangement]:
+def _fill(sizes: tuple[int, ...], at: int, counts: list[tuple[str, int]]) -> Iterator[Arrangement]:
     """Deal the colours in ``counts`` to the beaches from ``at`` on, ``sizes[i]`` each."""
     if at == len(sizes):
         yield ()
