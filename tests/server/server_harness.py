@@ -1,0 +1,148 @@
+"""A real server on a free port and small gRPC clients for the server tests."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+from google.rpc import error_details_pb2, status_pb2
+
+from server.app import Config, RunningServer, start
+from server.authority import Limits
+from server.gen.tongiaki.v1 import game_pb2 as pb
+from server.gen.tongiaki.v1 import game_service_pb2 as spb
+from server.gen.tongiaki.v1 import game_service_pb2_grpc as rpc
+
+Stub = rpc.GameServiceStub
+COLOURS = [pb.COLOUR_YELLOW, pb.COLOUR_ORANGE, pb.COLOUR_RED, pb.COLOUR_GREEN,
+           pb.COLOUR_BLUE, pb.COLOUR_PURPLE]
+
+
+@contextlib.asynccontextmanager
+async def running(data: Path, limits: Limits | None = None,
+                  ) -> AsyncIterator[tuple[RunningServer, Stub, grpc.aio.Channel]]:
+    """A server on 127.0.0.1 and a free port, with a channel and stub to it."""
+    server = await start(Config(host="127.0.0.1", port=0, data_dir=data,
+                                limits=limits or Limits()))
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
+    try:
+        yield server, Stub(channel), channel
+    finally:
+        await channel.close()
+        await server.stop(0.5)
+
+
+def auth(token: str | None) -> list[tuple[str, str]]:
+    """Call metadata carrying ``token``."""
+    return [] if token is None else [("authorization", "Bearer " + token)]
+
+
+def error_info(error: grpc.aio.AioRpcError) -> tuple[grpc.StatusCode, str, dict[str, str]]:
+    """The status code, ErrorInfo reason and metadata of a failed call."""
+    details = dict(error.trailing_metadata() or ()).get("grpc-status-details-bin")
+    assert details is not None, f"no google.rpc.Status in {error!r}"
+    status = status_pb2.Status.FromString(details)
+    info = error_details_pb2.ErrorInfo()
+    assert status.details[0].Unpack(info)
+    assert info.domain == "tongiaki.v1"
+    assert status.code == error.code().value[0]
+    return error.code(), info.reason, dict(info.metadata)
+
+
+async def refused(call: Any) -> tuple[grpc.StatusCode, str, dict[str, str]]:
+    """Await ``call``, which must fail, and return its code, reason and metadata."""
+    try:
+        await call
+    except grpc.aio.AioRpcError as error:
+        return error_info(error)
+    raise AssertionError("the call succeeded")
+
+
+async def new_game(stub: Stub, seats: int, *, start_game: bool = True,
+                   ) -> tuple[str, dict[int, str]]:
+    """A game with every seat taken (and started): its name and the token per colour."""
+    created = await stub.CreateGame(spb.CreateGameRequest(seats=COLOURS[:seats]))
+    tokens: dict[int, str] = {}
+    for _ in range(seats):
+        joined = await stub.JoinGame(spb.JoinGameRequest(name=created.game.name))
+        tokens[joined.colour] = joined.seat_token
+    if start_game:
+        await stub.StartGame(spb.StartGameRequest(name=created.game.name),
+                             metadata=auth(tokens[COLOURS[0]]))
+    return created.game.name, tokens
+
+
+@dataclass
+class Seen:
+    """What one watcher received: messages in order and the state they lead to."""
+
+    messages: list[spb.WatchGameResponse] = field(default_factory=list)
+    sequence: int = 0
+    decision: pb.Decision | None = None
+
+    def take(self, message: spb.WatchGameResponse) -> None:
+        """Follow one watch message."""
+        self.messages.append(message)
+        if message.HasField("snapshot"):
+            self.sequence = message.snapshot.sequence
+            view = message.snapshot.view
+            self.decision = view.decision if view.HasField("decision") else None
+        for entry in message.entries:
+            self.follow(entry)
+
+    def follow(self, entry: pb.LogEntry) -> None:
+        """Follow one log entry (ignoring entries already followed)."""
+        if entry.sequence <= self.sequence:
+            return
+        assert entry.sequence == self.sequence + 1, (entry.sequence, self.sequence)
+        self.sequence = entry.sequence
+        if entry.HasField("game_started"):
+            self.decision = entry.game_started.view.decision
+        elif entry.HasField("action_applied"):
+            applied = entry.action_applied
+            self.decision = applied.decision if applied.HasField("decision") else None
+
+    def entries(self) -> list[pb.LogEntry]:
+        """Every entry received, in order."""
+        return [e for m in self.messages for e in m.entries]
+
+
+Chooser = Callable[[pb.Decision], pb.Action]
+
+
+async def play_seat(stub: Stub, name: str, colour: int, token: str, choose: Chooser,
+                    on_submit: Callable[[pb.LogEntry], None] | None = None) -> Seen:
+    """Watch the game as ``colour`` and act whenever it is its decision, until the end."""
+    seen = Seen()
+    acted = -1
+    async for message in stub.WatchGame(spb.WatchGameRequest(name=name), metadata=auth(token)):
+        seen.take(message)
+        while (seen.decision is not None and seen.decision.player == colour
+               and seen.sequence != acted):
+            acted = seen.sequence
+            response = await stub.SubmitAction(spb.SubmitActionRequest(
+                name=name, sequence=seen.sequence, request_id=f"{colour}-{seen.sequence}",
+                action=choose(seen.decision)), metadata=auth(token))
+            if on_submit is not None:
+                on_submit(response.entry)
+            seen.follow(response.entry)
+    return seen
+
+
+async def spectate(stub: Stub, name: str) -> Seen:
+    """Watch the game without a token until it ends."""
+    seen = Seen()
+    async for message in stub.WatchGame(spb.WatchGameRequest(name=name)):
+        seen.take(message)
+    return seen
+
+
+def random_chooser(seed: int) -> Chooser:
+    """Pick options uniformly at random with a seeded generator."""
+    rng = random.Random(seed)
+    return lambda decision: rng.choice(list(decision.options))
