@@ -9,6 +9,7 @@ and the engine never shuffles.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -157,6 +158,19 @@ class Game:
             else:
                 game.apply_unchecked(action)
         return game
+
+    def copy(self) -> Game:
+        """An independent copy of this game (for searching bots and what-ifs)."""
+        other = object.__new__(Game)
+        other.__dict__.update(self.__dict__)
+        for name in ("actions", "_draw_pile", "_tiles", "_ships", "_royal", "_founded",
+                     "_removed", "_supply", "_at_sea", "_events"):
+            setattr(other, name, copy.copy(getattr(self, name)))
+        other._graph = None
+        return other
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Game:
+        return self.copy()
 
     @staticmethod
     def _check_setup(seats: object, stack: object) -> None:

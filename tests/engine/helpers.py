@@ -1,0 +1,81 @@
+"""Shared helpers for the engine tests: vectors, stacks and invariants."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from engine import STACK_TILES, TILES, Game
+
+VECTORS = Path(__file__).parent / "vectors"
+
+
+def vectors() -> list[Path]:
+    """Every conformance vector kept in the project."""
+    return sorted(VECTORS.glob("*.json"))
+
+
+def load(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(path.read_text("utf-8"))
+    return data
+
+
+def stack(*top: str) -> list[str]:
+    """A stack with ``top`` first, then every other tile in catalogue order."""
+    return [*top, *(t for t in STACK_TILES if t not in top)]
+
+
+def seas_first() -> list[str]:
+    """All 16 sea tiles on top of the stack, then the islands."""
+    seas = [t for t in STACK_TILES if TILES[t].is_sea]
+    return stack(*seas)
+
+
+def play(seats: Sequence[str], tiles: list[str], actions: Sequence[dict[str, Any]]) -> Game:
+    """A game from the given stack, with ``actions`` applied (checked)."""
+    game = Game.new(list(seats), tiles)
+    for action in actions:
+        game.apply(action)
+    return game
+
+
+def setup(*beaches: int) -> list[dict[str, Any]]:
+    """Set-up actions placing ships on the given Tonga beaches, in seat order."""
+    return [{"act": "setup", "beach": [0, 0, b]} for b in beaches]
+
+
+def ships_by_colour(game: Game) -> dict[str, int]:
+    """Ships of each colour anywhere: supply, beaches, royal masks, at sea, travelling."""
+    snap = game.snapshot()
+    count = {c: game.supply(c) for c in game.seats}
+    for *_, colours in snap["beaches"]:
+        for colour in colours:
+            count[colour] += 1
+    for *_, owner in snap["royal"]:
+        count[owner] += 1
+    for colour in snap["at_sea"]:
+        count[colour] += 1
+    decision = snap["decision"]
+    if decision and decision["kind"] == "land":
+        for colour in decision["group"]:
+            count[colour] += 1
+    return count
+
+
+def check_invariants(game: Game) -> None:
+    """Ships conserved, no beach over capacity, no full beach when a turn starts."""
+    assert ships_by_colour(game) == dict.fromkeys(game.seats, 15)
+    snap = game.snapshot()
+    tiles = {(q, r): tile for q, r, tile, _ in snap["tiles"]}
+    full = False
+    for q, r, b, colours in snap["beaches"]:
+        moorings = TILES[tiles[(q, r)]].beaches[b].moorings
+        assert len(colours) <= moorings, f"beach {[q, r, b]} over capacity"
+        full = full or len(colours) == moorings
+    decision = snap["decision"]
+    if decision is not None:
+        assert decision["options"], "a decision always has options"
+        if decision["kind"] == "turn":
+            assert not full, "no beach is full when a turn starts"
