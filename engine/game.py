@@ -163,8 +163,18 @@ class Game:
         """An independent copy of this game (for searching bots and what-ifs)."""
         other = object.__new__(Game)
         other.__dict__.update(self.__dict__)
-        for name in ("actions", "_draw_pile", "_tiles", "_ships", "_royal", "_founded",
-                     "_removed", "_supply", "_at_sea", "_events"):
+        for name in (
+            "actions",
+            "_draw_pile",
+            "_tiles",
+            "_ships",
+            "_royal",
+            "_founded",
+            "_removed",
+            "_supply",
+            "_at_sea",
+            "_events",
+        ):
             setattr(other, name, copy.copy(getattr(self, name)))
         other._graph = None
         return other
