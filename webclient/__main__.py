@@ -1,0 +1,5 @@
+"""``python -m webclient``: see :mod:`webclient.run`."""
+
+from webclient.run import main
+
+main()

@@ -1,0 +1,158 @@
+"""The JSON API: one route per RPC of ``tongiaki.v1.GameService``, and the event stream.
+
+Bodies and answers are the RPC's request and response messages in the proto3
+JSON mapping (:mod:`webclient.wire`); the game's name comes from the path. A
+seat token travels as ``Authorization: Bearer <token>`` exactly as on gRPC.
+Errors are ``{"error": {"code", "status", "reason", "message", "metadata"}}``
+with the server's reason code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
+from google.protobuf import json_format
+from google.protobuf.message import Message
+
+from server.gen.tongiaki.v1 import game_pb2 as pb
+from server.gen.tongiaki.v1 import game_service_pb2 as spb
+from webclient.feeds import FeedHub
+from webclient.openapi import document
+from webclient.upstream import Upstream, UpstreamError
+from webclient.wire import from_json, to_json
+
+api = Blueprint("api", __name__, url_prefix="/api/v1")
+
+
+def _upstream() -> Upstream:
+    upstream: Upstream = current_app.extensions["tongiaki.upstream"]
+    return upstream
+
+
+def _hub() -> FeedHub:
+    hub: FeedHub = current_app.extensions["tongiaki.feeds"]
+    return hub
+
+
+def _token() -> str | None:
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
+
+
+def _bad_request(message: str) -> Response:
+    error = UpstreamError("INVALID_ARGUMENT", message, reason="INVALID_REQUEST")
+    response = jsonify(error.to_json())
+    response.status_code = 400
+    return response
+
+
+def _call(method: str, message: Message, **fields: Any) -> Response:
+    """Fill ``message`` from the JSON body and path, call ``method``, answer in JSON."""
+    body = request.get_json(silent=True) if request.data else {}
+    if body is None:
+        return _bad_request("the body is not JSON")
+    try:
+        from_json(body, message)
+    except json_format.ParseError as error:
+        return _bad_request(str(error))
+    for key, value in fields.items():
+        setattr(message, key, value)
+    return _answer(method, message)
+
+
+def _answer(method: str, message: Message) -> Response:
+    try:
+        reply = _upstream().call(method, message, _token())
+    except UpstreamError as error:
+        response = jsonify(error.to_json())
+        response.status_code = error.http_status
+        return response
+    response = jsonify(to_json(reply))
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _name(game: str) -> str:
+    return f"games/{game}"
+
+
+@api.post("/games")
+def create_game() -> Response:
+    """CreateGame."""
+    return _call("CreateGame", spb.CreateGameRequest())
+
+
+@api.get("/games")
+def list_games() -> Response:
+    """ListGames; the request's fields are query parameters."""
+    message = spb.ListGamesRequest()
+    try:
+        if "page_size" in request.args:
+            message.page_size = int(request.args["page_size"])
+        message.page_token = request.args.get("page_token", "")
+        state = request.args.get("state")
+        if state:
+            message.state = pb.GameState.Value(state) if not state.isdigit() else int(state)  # type: ignore[assignment]
+    except ValueError as error:
+        return _bad_request(str(error))
+    return _answer("ListGames", message)
+
+
+@api.get("/games/<game>")
+def get_game(game: str) -> Response:
+    """GetGame, as the caller's seat (with a token) or as a spectator."""
+    return _answer("GetGame", spb.GetGameRequest(name=_name(game)))
+
+
+@api.post("/games/<game>/join")
+def join_game(game: str) -> Response:
+    """JoinGame; the seat token in the answer is for the joining browser alone."""
+    return _call("JoinGame", spb.JoinGameRequest(), name=_name(game))
+
+
+@api.post("/games/<game>/start")
+def start_game(game: str) -> Response:
+    """StartGame."""
+    return _call("StartGame", spb.StartGameRequest(), name=_name(game))
+
+
+@api.post("/games/<game>/actions")
+def submit_action(game: str) -> Response:
+    """SubmitAction."""
+    return _call("SubmitAction", spb.SubmitActionRequest(), name=_name(game))
+
+
+@api.post("/games/<game>/leave")
+def leave_game(game: str) -> Response:
+    """LeaveGame."""
+    return _call("LeaveGame", spb.LeaveGameRequest(), name=_name(game))
+
+
+@api.get("/games/<game>/record")
+def get_game_record(game: str) -> Response:
+    """GetGameRecord."""
+    return _answer("GetGameRecord", spb.GetGameRecordRequest(name=_name(game)))
+
+
+@api.get("/games/<game>/events")
+def watch_game(game: str) -> Response:
+    """WatchGame as Server-Sent Events: ``snapshot`` and ``entry`` events whose id is
+    the sequence number; ``Last-Event-ID`` (or ``after_sequence``) resumes."""
+    last = request.headers.get("Last-Event-ID") or request.args.get("after_sequence")
+    try:
+        after = int(last) if last else None
+    except ValueError:
+        return _bad_request("Last-Event-ID must be a sequence number")
+    feed = _hub().feed(_name(game))
+    response = Response(stream_with_context(feed.stream(after)), mimetype="text/event-stream")
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["X-Accel-Buffering"] = "no"
+    return response
+
+
+@api.get("/openapi.json")
+def openapi() -> Response:
+    """The OpenAPI document of this API."""
+    return jsonify(document())

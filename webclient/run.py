@@ -1,0 +1,143 @@
+"""``python -m webclient``: the game server and the web gateway together.
+
+Starts ``python -m server`` as a child process on a free local port (data in
+./data unless told otherwise), then the gateway in front of it, and prints the
+address to open. With ``--server HOST:PORT`` it joins a game server that is
+already running instead. Ctrl-C stops both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO
+
+from webclient.app import close_app, create_app
+from webclient.wsgi import Gateway
+
+
+class ServerProcess:
+    """``python -m server`` as a child process; its port is read from its log."""
+
+    def __init__(self, data_dir: Path, host: str = "127.0.0.1", quiet: bool = False) -> None:
+        self.quiet = quiet
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "server",
+                "--host",
+                host,
+                "--port",
+                "0",
+                "--data-dir",
+                str(data_dir),
+            ],
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.port = self._wait_listening()
+        self.target = f"{host}:{self.port}"
+        assert self.process.stderr is not None
+        threading.Thread(target=self._drain, args=(self.process.stderr,), daemon=True).start()
+
+    def _wait_listening(self) -> int:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            if not self.quiet:
+                sys.stderr.write(line)
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict) and record.get("message") == "listening":
+                return int(record["port"])
+        raise RuntimeError(f"the game server exited with status {self.process.wait()}")
+
+    def _drain(self, stream: IO[str]) -> None:
+        for line in stream:
+            if not self.quiet:
+                sys.stderr.write(line)
+
+    def stop(self, timeout: float = 10.0) -> int:
+        """SIGTERM (a graceful shutdown), then SIGKILL if it takes too long."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        return self.process.wait()
+
+
+def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line."""
+    env = os.environ.get
+    parser = argparse.ArgumentParser(
+        prog="python -m webclient", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("--host", default=env("TONGIAKI_WEB_HOST", "127.0.0.1"))
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=int(env("TONGIAKI_WEB_PORT", "8000")),
+        help="0 picks a free port",
+    )
+    parser.add_argument(
+        "--server",
+        default=env("TONGIAKI_SERVER"),
+        help="HOST:PORT of a running game server (default: start one)",
+    )
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=Path(env("TONGIAKI_DATA_DIR", "data")),
+        help="where a started game server keeps its games",
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=int(env("TONGIAKI_WEB_THREADS", "100")),
+        help="gateway worker threads (each open event stream holds one)",
+    )
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Run until interrupted."""
+    args = parse(argv)
+    child = None
+    if args.server:
+        target = args.server
+    else:
+        args.data_dir.mkdir(parents=True, exist_ok=True)
+        child = ServerProcess(args.data_dir)
+        target = child.target
+    app = create_app({"TONGIAKI_SERVER": target})
+    gateway = Gateway(app, args.host, args.port, args.threads)
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    try:
+        url = gateway.start()
+        print(f"Tongiaki is running: open {url}/ (game server {target})", flush=True)
+        while not stop.wait(1.0):
+            if child is not None and child.process.poll() is not None:
+                print("the game server stopped", file=sys.stderr)
+                break
+    finally:
+        close_app(app)
+        gateway.stop()
+        if child is not None:
+            child.stop()
+
+
+if __name__ == "__main__":
+    main()

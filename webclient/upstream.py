@@ -1,0 +1,140 @@
+"""The gateway's side of the gRPC contract: one channel, typed calls, errors as data.
+
+The gateway is a client of the game server like any other: it never imports the
+engine, it only sends requests and relays what the server says. A refusal from
+the server becomes an :class:`UpstreamError` carrying the gRPC status and the
+``ErrorInfo`` reason code, which the JSON API passes on for clients to localize.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+from google.protobuf.message import Message
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
+from server.gen.tongiaki.v1 import game_service_pb2 as spb
+from server.gen.tongiaki.v1 import game_service_pb2_grpc as sgrpc
+
+#: gRPC status code name -> HTTP status, as Google's HTTP mapping of google.rpc.Code.
+HTTP_STATUS: dict[str, int] = {
+    "OK": 200,
+    "CANCELLED": 499,
+    "UNKNOWN": 500,
+    "INVALID_ARGUMENT": 400,
+    "DEADLINE_EXCEEDED": 504,
+    "NOT_FOUND": 404,
+    "ALREADY_EXISTS": 409,
+    "PERMISSION_DENIED": 403,
+    "UNAUTHENTICATED": 401,
+    "RESOURCE_EXHAUSTED": 429,
+    "FAILED_PRECONDITION": 400,
+    "ABORTED": 409,
+    "OUT_OF_RANGE": 400,
+    "UNIMPLEMENTED": 501,
+    "INTERNAL": 500,
+    "UNAVAILABLE": 503,
+    "DATA_LOSS": 500,
+}
+
+#: The reason the gateway reports when the server sent none (e.g. it is down).
+NO_REASON = "UPSTREAM_ERROR"
+
+
+@dataclass
+class UpstreamError(Exception):
+    """A call the server refused or could not answer."""
+
+    status: str
+    message: str
+    reason: str = NO_REASON
+    metadata: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def http_status(self) -> int:
+        """The HTTP status the JSON API answers with."""
+        return HTTP_STATUS.get(self.status, 500)
+
+    def to_json(self) -> dict[str, Any]:
+        """The error body of the JSON API."""
+        return {
+            "error": {
+                "code": self.http_status,
+                "status": self.status,
+                "reason": self.reason,
+                "message": self.message,
+                "metadata": self.metadata,
+            }
+        }
+
+    @classmethod
+    def from_rpc(cls, error: grpc.RpcError) -> UpstreamError:
+        """The reason code and metadata of a failed call, from its ``google.rpc.Status``."""
+        code = error.code() if hasattr(error, "code") else grpc.StatusCode.UNKNOWN
+        details = error.details() if hasattr(error, "details") else None
+        result = cls(status=code.name, message=details or code.name)
+        try:
+            status = rpc_status.from_call(error)
+        except (ValueError, AttributeError):
+            status = None
+        if status is not None:
+            for detail in status.details:
+                info = error_details_pb2.ErrorInfo()
+                if detail.Is(info.DESCRIPTOR):
+                    detail.Unpack(info)
+                    result.reason = info.reason
+                    result.metadata = dict(info.metadata)
+        return result
+
+
+def bearer(token: str | None) -> list[tuple[str, str]]:
+    """Call metadata carrying a seat token, or none for a spectator."""
+    return [("authorization", f"Bearer {token}")] if token else []
+
+
+class Upstream:
+    """A channel to the game server and the calls the gateway makes on it."""
+
+    def __init__(self, target: str, timeout: float = 10.0) -> None:
+        self.target = target
+        self.timeout = timeout
+        self.channel = grpc.insecure_channel(
+            target,
+            options=[
+                ("grpc.keepalive_time_ms", 30_000),
+                ("grpc.keepalive_permit_without_calls", 1),
+            ],
+        )
+        self.stub = sgrpc.GameServiceStub(self.channel)
+
+    def call(self, method: str, request: Message, token: str | None = None) -> Message:
+        """A unary call by method name (``CreateGame``, ``JoinGame``, ...)."""
+        rpc = getattr(self.stub, method)
+        try:
+            response: Message = rpc(request, metadata=bearer(token), timeout=self.timeout)
+        except grpc.RpcError as error:
+            raise UpstreamError.from_rpc(error) from None
+        return response
+
+    def watch(self, name: str, after: int | None) -> Any:
+        """A WatchGame stream (iterable, cancellable) from ``after`` or a snapshot."""
+        request = spb.WatchGameRequest(name=name)
+        if after is not None:
+            request.after_sequence = after
+        return self.stub.WatchGame(request)
+
+    def close(self) -> None:
+        """Close the channel."""
+        self.channel.close()
+
+
+def responses(stream: Any) -> Iterator[spb.WatchGameResponse]:
+    """The messages of a watch stream; a failed stream raises :class:`UpstreamError`."""
+    try:
+        yield from stream
+    except grpc.RpcError as error:
+        raise UpstreamError.from_rpc(error) from None
