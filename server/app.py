@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,6 +96,7 @@ async def start(config: Config) -> RunningServer:
         "listening",
         extra={
             "port": port,
+            "pid": os.getpid(),
             "data": str(config.data_dir),
             "synchronous": store.synchronous,
             "games": restored,
@@ -105,12 +107,12 @@ async def start(config: Config) -> RunningServer:
 
 async def serve(config: Config) -> None:
     """Run until SIGINT or SIGTERM, then shut down gracefully."""
-    running = await start(config)
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stopping.set)
+    running = await start(config)
     await stopping.wait()
     log.info("shutting down")
     await running.stop(config.grace)

@@ -19,16 +19,23 @@ from server.gen.tongiaki.v1 import game_service_pb2 as spb
 from server.gen.tongiaki.v1 import game_service_pb2_grpc as rpc
 
 Stub = rpc.GameServiceStub
-COLOURS = [pb.COLOUR_YELLOW, pb.COLOUR_ORANGE, pb.COLOUR_RED, pb.COLOUR_GREEN,
-           pb.COLOUR_BLUE, pb.COLOUR_PURPLE]
+COLOURS = [
+    pb.COLOUR_YELLOW,
+    pb.COLOUR_ORANGE,
+    pb.COLOUR_RED,
+    pb.COLOUR_GREEN,
+    pb.COLOUR_BLUE,
+    pb.COLOUR_PURPLE,
+]
 
 
 @contextlib.asynccontextmanager
-async def running(data: Path, limits: Limits | None = None,
-                  ) -> AsyncIterator[tuple[RunningServer, Stub, grpc.aio.Channel]]:
+async def running(
+    data: Path,
+    limits: Limits | None = None,
+) -> AsyncIterator[tuple[RunningServer, Stub, grpc.aio.Channel]]:
     """A server on 127.0.0.1 and a free port, with a channel and stub to it."""
-    server = await start(Config(host="127.0.0.1", port=0, data_dir=data,
-                                limits=limits or Limits()))
+    server = await start(Config(host="127.0.0.1", port=0, data_dir=data, limits=limits or Limits()))
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
     try:
         yield server, Stub(channel), channel
@@ -63,8 +70,12 @@ async def refused(call: Any) -> tuple[grpc.StatusCode, str, dict[str, str]]:
     raise AssertionError("the call succeeded")
 
 
-async def new_game(stub: Stub, seats: int, *, start_game: bool = True,
-                   ) -> tuple[str, dict[int, str]]:
+async def new_game(
+    stub: Stub,
+    seats: int,
+    *,
+    start_game: bool = True,
+) -> tuple[str, dict[int, str]]:
     """A game with every seat taken (and started): its name and the token per colour."""
     created = await stub.CreateGame(spb.CreateGameRequest(seats=COLOURS[:seats]))
     tokens: dict[int, str] = {}
@@ -72,8 +83,9 @@ async def new_game(stub: Stub, seats: int, *, start_game: bool = True,
         joined = await stub.JoinGame(spb.JoinGameRequest(name=created.game.name))
         tokens[joined.colour] = joined.seat_token
     if start_game:
-        await stub.StartGame(spb.StartGameRequest(name=created.game.name),
-                             metadata=auth(tokens[COLOURS[0]]))
+        await stub.StartGame(
+            spb.StartGameRequest(name=created.game.name), metadata=auth(tokens[COLOURS[0]])
+        )
     return created.game.name, tokens
 
 
@@ -115,19 +127,33 @@ class Seen:
 Chooser = Callable[[pb.Decision], pb.Action]
 
 
-async def play_seat(stub: Stub, name: str, colour: int, token: str, choose: Chooser,
-                    on_submit: Callable[[pb.LogEntry], None] | None = None) -> Seen:
+async def play_seat(
+    stub: Stub,
+    name: str,
+    colour: int,
+    token: str,
+    choose: Chooser,
+    *,
+    on_submit: Callable[[pb.LogEntry], None] | None = None,
+) -> Seen:
     """Watch the game as ``colour`` and act whenever it is its decision, until the end."""
     seen = Seen()
     acted = -1
     async for message in stub.WatchGame(spb.WatchGameRequest(name=name), metadata=auth(token)):
         seen.take(message)
-        while (seen.decision is not None and seen.decision.player == colour
-               and seen.sequence != acted):
+        while (
+            seen.decision is not None and seen.decision.player == colour and seen.sequence != acted
+        ):
             acted = seen.sequence
-            response = await stub.SubmitAction(spb.SubmitActionRequest(
-                name=name, sequence=seen.sequence, request_id=f"{colour}-{seen.sequence}",
-                action=choose(seen.decision)), metadata=auth(token))
+            response = await stub.SubmitAction(
+                spb.SubmitActionRequest(
+                    name=name,
+                    sequence=seen.sequence,
+                    request_id=f"{colour}-{seen.sequence}",
+                    action=choose(seen.decision),
+                ),
+                metadata=auth(token),
+            )
             if on_submit is not None:
                 on_submit(response.entry)
             seen.follow(response.entry)

@@ -45,52 +45,78 @@ def test_every_rpc_against_every_kind_of_caller(tmp_path: Path) -> None:
         async with running(tmp_path) as (_, stub, _channel):
             name, tokens = await new_game(stub, 2)
             yellow, orange = tokens[COLOURS[0]], tokens[COLOURS[1]]
-            other_name, other_tokens = await new_game(stub, 2)
+            _other_name, other_tokens = await new_game(stub, 2)
             other = other_tokens[COLOURS[0]]
             before = await stub.GetGame(spb.GetGameRequest(name=name))
             decision = before.snapshot.view.decision
             assert decision.player == pb.COLOUR_YELLOW
             option = decision.options[0]
 
-            callers = {"none": None, "bad": "not-a-token", "other seat": orange,
-                       "other game": other}
+            callers = {
+                "none": None,
+                "bad": "not-a-token",
+                "other seat": orange,
+                "other game": other,
+            }
             rpcs: dict[str, tuple[Call, dict[str, tuple[grpc.StatusCode, str]]]] = {
                 "SubmitAction": (
-                    lambda s, n, md: s.SubmitAction(spb.SubmitActionRequest(
-                        name=n, sequence=before.snapshot.sequence, request_id="x",
-                        action=option), metadata=md),
-                    {"none": MISSING, "bad": INVALID, "other game": WRONG_GAME,
-                     "other seat": (grpc.StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN")}),
+                    lambda s, n, md: s.SubmitAction(
+                        spb.SubmitActionRequest(
+                            name=n, sequence=before.snapshot.sequence, request_id="x", action=option
+                        ),
+                        metadata=md,
+                    ),
+                    {
+                        "none": MISSING,
+                        "bad": INVALID,
+                        "other game": WRONG_GAME,
+                        "other seat": (grpc.StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN"),
+                    },
+                ),
                 "StartGame": (
                     lambda s, n, md: s.StartGame(spb.StartGameRequest(name=n), metadata=md),
-                    {"none": MISSING, "bad": INVALID, "other game": WRONG_GAME,
-                     "other seat": (grpc.StatusCode.FAILED_PRECONDITION,
-                                    "GAME_ALREADY_STARTED")}),
+                    {
+                        "none": MISSING,
+                        "bad": INVALID,
+                        "other game": WRONG_GAME,
+                        "other seat": (grpc.StatusCode.FAILED_PRECONDITION, "GAME_ALREADY_STARTED"),
+                    },
+                ),
                 "LeaveGame": (
                     lambda s, n, md: s.LeaveGame(spb.LeaveGameRequest(name=n), metadata=md),
-                    {"none": MISSING, "bad": INVALID, "other game": WRONG_GAME}),
+                    {"none": MISSING, "bad": INVALID, "other game": WRONG_GAME},
+                ),
                 "GetGame": (
                     lambda s, n, md: s.GetGame(spb.GetGameRequest(name=n), metadata=md),
-                    {"none": OK, "bad": INVALID, "other game": WRONG_GAME, "other seat": OK}),
+                    {"none": OK, "bad": INVALID, "other game": WRONG_GAME, "other seat": OK},
+                ),
                 "WatchGame": (
                     _watch_first,
-                    {"none": OK, "bad": INVALID, "other game": WRONG_GAME, "other seat": OK}),
+                    {"none": OK, "bad": INVALID, "other game": WRONG_GAME, "other seat": OK},
+                ),
                 "GetGameRecord": (
-                    lambda s, n, md: s.GetGameRecord(spb.GetGameRecordRequest(name=n),
-                                                     metadata=md),
-                    {"none": (grpc.StatusCode.FAILED_PRECONDITION, "GAME_NOT_FINISHED"),
-                     "bad": INVALID, "other game": WRONG_GAME,
-                     "other seat": (grpc.StatusCode.FAILED_PRECONDITION, "GAME_NOT_FINISHED")}),
+                    lambda s, n, md: s.GetGameRecord(spb.GetGameRecordRequest(name=n), metadata=md),
+                    {
+                        "none": (grpc.StatusCode.FAILED_PRECONDITION, "GAME_NOT_FINISHED"),
+                        "bad": INVALID,
+                        "other game": WRONG_GAME,
+                        "other seat": (grpc.StatusCode.FAILED_PRECONDITION, "GAME_NOT_FINISHED"),
+                    },
+                ),
                 "JoinGame": (
                     lambda s, n, md: s.JoinGame(spb.JoinGameRequest(name=n), metadata=md),
-                    dict.fromkeys(callers, (grpc.StatusCode.FAILED_PRECONDITION, "GAME_FULL"))),
+                    dict.fromkeys(callers, (grpc.StatusCode.FAILED_PRECONDITION, "GAME_FULL")),
+                ),
                 "ListGames": (
                     lambda s, n, md: s.ListGames(spb.ListGamesRequest(), metadata=md),
-                    dict.fromkeys(callers, OK)),
+                    dict.fromkeys(callers, OK),
+                ),
                 "CreateGame": (
-                    lambda s, n, md: s.CreateGame(spb.CreateGameRequest(seats=COLOURS[:2]),
-                                                  metadata=md),
-                    dict.fromkeys(callers, OK)),
+                    lambda s, n, md: s.CreateGame(
+                        spb.CreateGameRequest(seats=COLOURS[:2]), metadata=md
+                    ),
+                    dict.fromkeys(callers, OK),
+                ),
             }
             for rpc_name, (call, expected) in rpcs.items():
                 for caller, token in callers.items():
@@ -100,15 +126,21 @@ def test_every_rpc_against_every_kind_of_caller(tmp_path: Path) -> None:
                     assert got == expected[caller], (rpc_name, caller, got)
                     got = await _outcome(call(stub, "games/nosuchgame", auth(token)))
                     assert got in {(grpc.StatusCode.NOT_FOUND, "GAME_NOT_FOUND"), OK}, (
-                        rpc_name, caller, got)
+                        rpc_name,
+                        caller,
+                        got,
+                    )
 
             # Nothing was applied, and the right seat can still act.
             after = await stub.GetGame(spb.GetGameRequest(name=name))
             assert after.snapshot.sequence == before.snapshot.sequence
             assert after.snapshot.view == before.snapshot.view
-            applied = await stub.SubmitAction(spb.SubmitActionRequest(
-                name=name, sequence=before.snapshot.sequence, request_id="y", action=option),
-                metadata=auth(yellow))
+            applied = await stub.SubmitAction(
+                spb.SubmitActionRequest(
+                    name=name, sequence=before.snapshot.sequence, request_id="y", action=option
+                ),
+                metadata=auth(yellow),
+            )
             assert applied.entry.action_applied.player == pb.COLOUR_YELLOW
 
             # A seat sees its own colour as viewer; a spectator sees none.
@@ -119,12 +151,20 @@ def test_every_rpc_against_every_kind_of_caller(tmp_path: Path) -> None:
 
             # Leaving revokes exactly that seat's token.
             await stub.LeaveGame(spb.LeaveGameRequest(name=name), metadata=auth(orange))
-            assert await _outcome(stub.GetGame(spb.GetGameRequest(name=name),
-                                               metadata=auth(orange))) == INVALID
-            assert await _outcome(stub.GetGame(spb.GetGameRequest(name=name),
-                                               metadata=auth(yellow))) == OK
+            assert (
+                await _outcome(stub.GetGame(spb.GetGameRequest(name=name), metadata=auth(orange)))
+                == INVALID
+            )
+            assert (
+                await _outcome(stub.GetGame(spb.GetGameRequest(name=name), metadata=auth(yellow)))
+                == OK
+            )
             malformed_header = [("authorization", "Basic abc")]
-            assert await _outcome(stub.GetGame(spb.GetGameRequest(name=name),
-                                               metadata=malformed_header)) == INVALID
+            assert (
+                await _outcome(
+                    stub.GetGame(spb.GetGameRequest(name=name), metadata=malformed_header)
+                )
+                == INVALID
+            )
 
     asyncio.run(main())

@@ -28,9 +28,12 @@ from server.gen.tongiaki.v1 import game_service_pb2_grpc as rpc
 async def _play_and_check(stub: rpc.GameServiceStub, seats: int, seed: int) -> None:
     name, tokens = await new_game(stub, seats)
     spectator = asyncio.create_task(spectate(stub, name))
-    players = await asyncio.gather(*(
-        play_seat(stub, name, colour, token, random_chooser(seed * 10 + i))
-        for i, (colour, token) in enumerate(tokens.items())))
+    players = await asyncio.gather(
+        *(
+            play_seat(stub, name, colour, token, random_chooser(seed * 10 + i))
+            for i, (colour, token) in enumerate(tokens.items())
+        )
+    )
     watched = await spectator
 
     got = await stub.GetGameRecord(spb.GetGameRecordRequest(name=name))
@@ -60,8 +63,9 @@ async def _play_and_check(stub: rpc.GameServiceStub, seats: int, seed: int) -> N
     # Every player's watch saw the same entries as the spectator's, in order.
     for seen in players:
         tail = [e for e in watched.entries() if e.sequence > seen.messages[0].snapshot.sequence]
-        assert [e for e in seen.entries() if e.sequence > seen.messages[0].snapshot.sequence] \
-            == tail
+        assert [
+            e for e in seen.entries() if e.sequence > seen.messages[0].snapshot.sequence
+        ] == tail
 
 
 def test_complete_games_match_the_engine_replay(tmp_path: Path) -> None:
@@ -70,8 +74,9 @@ def test_complete_games_match_the_engine_replay(tmp_path: Path) -> None:
             await asyncio.gather(*(_play_and_check(stub, seats, seats) for seats in (2, 4, 6)))
             listed = await stub.ListGames(spb.ListGamesRequest(page_size=2))
             assert len(listed.games) == 2 and listed.next_page_token
-            rest = await stub.ListGames(spb.ListGamesRequest(
-                page_size=2, page_token=listed.next_page_token))
+            rest = await stub.ListGames(
+                spb.ListGamesRequest(page_size=2, page_token=listed.next_page_token)
+            )
             assert len(rest.games) == 1 and not rest.next_page_token
             finished = await stub.ListGames(spb.ListGamesRequest(state=pb.GAME_STATE_FINISHED))
             assert len(finished.games) == 3
@@ -86,37 +91,50 @@ def test_lobby_join_leave_start(tmp_path: Path) -> None:
             yellow, red = tokens[pb.COLOUR_YELLOW], tokens[pb.COLOUR_RED]
             code, reason, _ = await refused(stub.JoinGame(spb.JoinGameRequest(name=name)))
             assert (code, reason) == (grpc.StatusCode.FAILED_PRECONDITION, "GAME_FULL")
-            code, reason, _ = await refused(stub.SubmitAction(spb.SubmitActionRequest(
-                name=name, request_id="r", action_json='{"act":"settle"}'), metadata=auth(red)))
+            code, reason, _ = await refused(
+                stub.SubmitAction(
+                    spb.SubmitActionRequest(
+                        name=name, request_id="r", action_json='{"act":"settle"}'
+                    ),
+                    metadata=auth(red),
+                )
+            )
             assert reason == "GAME_NOT_STARTED"
             left = await stub.LeaveGame(spb.LeaveGameRequest(name=name), metadata=auth(red))
             assert [s.occupied for s in left.game.seats] == [True, True, False]
-            code, reason, _ = await refused(stub.GetGame(spb.GetGameRequest(name=name),
-                                                         metadata=auth(red)))
+            code, reason, _ = await refused(
+                stub.GetGame(spb.GetGameRequest(name=name), metadata=auth(red))
+            )
             assert (code, reason) == (grpc.StatusCode.UNAUTHENTICATED, "TOKEN_INVALID")
-            code, reason, _ = await refused(stub.StartGame(spb.StartGameRequest(name=name),
-                                                           metadata=auth(yellow)))
+            code, reason, _ = await refused(
+                stub.StartGame(spb.StartGameRequest(name=name), metadata=auth(yellow))
+            )
             assert reason == "SEATS_OPEN"
-            code, reason, _ = await refused(stub.JoinGame(spb.JoinGameRequest(
-                name=name, colour=pb.COLOUR_YELLOW)))
+            code, reason, _ = await refused(
+                stub.JoinGame(spb.JoinGameRequest(name=name, colour=pb.COLOUR_YELLOW))
+            )
             assert reason == "SEAT_TAKEN"
-            code, reason, _ = await refused(stub.JoinGame(spb.JoinGameRequest(
-                name=name, colour=pb.COLOUR_PURPLE)))
+            code, reason, _ = await refused(
+                stub.JoinGame(spb.JoinGameRequest(name=name, colour=pb.COLOUR_PURPLE))
+            )
             assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "NO_SUCH_SEAT")
             joined = await stub.JoinGame(spb.JoinGameRequest(name=name, display_name="Ana"))
             assert joined.colour == pb.COLOUR_RED
             started = await stub.StartGame(spb.StartGameRequest(name=name), metadata=auth(yellow))
             assert started.game.state == pb.GAME_STATE_ACTIVE
             assert started.game.seats[2].display_name == "Ana"
-            code, reason, _ = await refused(stub.StartGame(spb.StartGameRequest(name=name),
-                                                           metadata=auth(yellow)))
+            code, reason, _ = await refused(
+                stub.StartGame(spb.StartGameRequest(name=name), metadata=auth(yellow))
+            )
             assert reason == "GAME_ALREADY_STARTED"
-            code, reason, _ = await refused(stub.GetGameRecord(
-                spb.GetGameRecordRequest(name=name)))
+            code, reason, _ = await refused(stub.GetGameRecord(spb.GetGameRecordRequest(name=name)))
             assert (code, reason) == (grpc.StatusCode.FAILED_PRECONDITION, "GAME_NOT_FINISHED")
 
-            auto = await stub.CreateGame(spb.CreateGameRequest(
-                seats=COLOURS[:2], settings=pb.GameSettings(auto_start=True, display_name="x")))
+            auto = await stub.CreateGame(
+                spb.CreateGameRequest(
+                    seats=COLOURS[:2], settings=pb.GameSettings(auto_start=True, display_name="x")
+                )
+            )
             for _ in range(2):
                 await stub.JoinGame(spb.JoinGameRequest(name=auto.game.name))
             got = await stub.GetGame(spb.GetGameRequest(name=auto.game.name))

@@ -42,14 +42,24 @@ def _views(message: Message, out: list[pb.GameView]) -> None:
                 _views(item, out)
 
 
-async def _seat(channel: grpc.aio.Channel, name: str, colour: int, token: str | None,
-                received: list[tuple[str, bytes]], seed: int) -> None:
-    watch = channel.unary_stream(METHOD + "WatchGame",
-                                 request_serializer=spb.WatchGameRequest.SerializeToString)
-    submit = channel.unary_unary(METHOD + "SubmitAction",
-                                 request_serializer=spb.SubmitActionRequest.SerializeToString)
-    get = channel.unary_unary(METHOD + "GetGame",
-                              request_serializer=spb.GetGameRequest.SerializeToString)
+async def _seat(
+    channel: grpc.aio.Channel,
+    name: str,
+    *,
+    colour: int,
+    token: str | None,
+    received: list[tuple[str, bytes]],
+    seed: int,
+) -> None:
+    watch = channel.unary_stream(
+        METHOD + "WatchGame", request_serializer=spb.WatchGameRequest.SerializeToString
+    )
+    submit = channel.unary_unary(
+        METHOD + "SubmitAction", request_serializer=spb.SubmitActionRequest.SerializeToString
+    )
+    get = channel.unary_unary(
+        METHOD + "GetGame", request_serializer=spb.GetGameRequest.SerializeToString
+    )
     choose = random_chooser(seed)
     sequence, decision, acted = 0, None, -1
     async for raw in watch(spb.WatchGameRequest(name=name), metadata=auth(token)):
@@ -64,14 +74,16 @@ async def _seat(channel: grpc.aio.Channel, name: str, colour: int, token: str | 
                 decision = entry.action_applied.decision
         while token and decision is not None and decision.player == colour and sequence != acted:
             acted = sequence
-            raw = await submit(spb.SubmitActionRequest(
-                name=name, sequence=sequence, request_id=str(sequence),
-                action=choose(decision)), metadata=auth(token))
-            received.append(("submit", raw))
-            entry = spb.SubmitActionResponse.FromString(raw).entry
+            answer = await submit(
+                spb.SubmitActionRequest(
+                    name=name, sequence=sequence, request_id=str(sequence), action=choose(decision)
+                ),
+                metadata=auth(token),
+            )
+            received.append(("submit", answer))
+            entry = spb.SubmitActionResponse.FromString(answer).entry
             sequence, decision = entry.sequence, entry.action_applied.decision
-            received.append(("get", await get(spb.GetGameRequest(name=name),
-                                              metadata=auth(token))))
+            received.append(("get", await get(spb.GetGameRequest(name=name), metadata=auth(token))))
 
 
 def _check(received: list[tuple[str, bytes]], record: dict[str, Any], start: int) -> int:
@@ -81,15 +93,19 @@ def _check(received: list[tuple[str, bytes]], record: dict[str, Any], start: int
     for action in record["actions"]:
         placed = {e["tile"] for e in game.apply(action) if e["kind"] == "tile_placed"}
         drawn.append(drawn[-1] | placed)
-    kinds = {"watch": spb.WatchGameResponse, "submit": spb.SubmitActionResponse,
-             "get": spb.GetGameResponse}
+    kinds = {
+        "watch": spb.WatchGameResponse,
+        "submit": spb.SubmitActionResponse,
+        "get": spb.GetGameResponse,
+    }
     for kind, raw in received:
-        message = kinds[kind].FromString(raw)
+        message = kinds[kind]()
+        message.ParseFromString(raw)
         views: list[pb.GameView] = []
         _views(message, views)
         sequences = [e.sequence for e in getattr(message, "entries", [])]
         if kind == "submit":
-            sequences.append(message.entry.sequence)  # type: ignore[attr-defined]
+            sequences.append(message.entry.sequence)
         step = max([v.step for v in views] + [s - start for s in sequences] + [0])
         secret = set(STACK_TILES) - drawn[step]
         strings: list[str] = []
@@ -108,8 +124,11 @@ def test_no_tile_is_seen_before_it_is_drawn(tmp_path: Path) -> None:
             for seats, seed in ((3, 1), (5, 2)):
                 name, tokens = await new_game(stub, seats)
                 received: list[tuple[str, bytes]] = []
-                tasks = [_seat(channel, name, c, t, received, seed + c) for c, t in tokens.items()]
-                tasks.append(_seat(channel, name, 0, None, received, 0))
+                tasks = [
+                    _seat(channel, name, colour=c, token=t, received=received, seed=seed + c)
+                    for c, t in tokens.items()
+                ]
+                tasks.append(_seat(channel, name, colour=0, token=None, received=received, seed=0))
                 await asyncio.gather(*tasks)
                 got = await stub.GetGameRecord(spb.GetGameRecordRequest(name=name))
                 record = json.loads(got.record_json)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 from pathlib import Path
+from typing import Any
 
 import grpc
 from server_harness import (
@@ -20,7 +21,9 @@ from server_harness import (
 
 from server.authority import Limits
 from server.fanout import End, Hub
+from server.gen.tongiaki.v1 import game_pb2 as pb
 from server.gen.tongiaki.v1 import game_service_pb2 as spb
+from server.gen.tongiaki.v1 import game_service_pb2_grpc as rpc
 
 
 def test_concurrent_same_and_stale_submissions_apply_once(tmp_path: Path) -> None:
@@ -33,11 +36,18 @@ def test_concurrent_same_and_stale_submissions_apply_once(tmp_path: Path) -> Non
                 md = auth(tokens[decision.player])
                 option = decision.options[round_ % len(decision.options)]
 
-                def submit(request_id: str, sequence: int = got.sequence,
-                           md: list[tuple[str, str]] = md, option: object = option) -> object:
-                    return stub.SubmitAction(spb.SubmitActionRequest(
-                        name=name, sequence=sequence, request_id=request_id,
-                        action=option), metadata=md)  # type: ignore[arg-type]
+                def submit(
+                    request_id: str,
+                    sequence: int = got.sequence,
+                    md: list[tuple[str, str]] = md,
+                    option: pb.Action = option,
+                ) -> Any:
+                    return stub.SubmitAction(
+                        spb.SubmitActionRequest(
+                            name=name, sequence=sequence, request_id=request_id, action=option
+                        ),
+                        metadata=md,
+                    )
 
                 # Many copies of one request (a client retrying) and many distinct requests
                 # for the same state, plus requests for older states, all at once.
@@ -51,7 +61,8 @@ def test_concurrent_same_and_stale_submissions_apply_once(tmp_path: Path) -> Non
                 assert {r.entry.sequence for r in ok} == {got.sequence + 1}
                 assert len({r.SerializeToString() for r in ok}) == 1
                 assert {(c, reason) for c, reason, _ in failed} == {
-                    (grpc.StatusCode.ABORTED, "STALE_SEQUENCE")}
+                    (grpc.StatusCode.ABORTED, "STALE_SEQUENCE")
+                }
                 # Either the 15 copies of one request won together, or another request did.
                 assert len(ok) in (15, 1)
                 after = (await stub.GetGame(spb.GetGameRequest(name=name))).snapshot
@@ -59,15 +70,15 @@ def test_concurrent_same_and_stale_submissions_apply_once(tmp_path: Path) -> Non
                 # A late retry of the winning request returns the original result again.
                 winner = f"{round_}-same" if len(ok) == 15 else None
                 if winner is not None:
-                    again = await submit(winner)  # type: ignore[misc]
-                    assert again.SerializeToString() == ok[0].SerializeToString()  # type: ignore[attr-defined]
+                    again = await submit(winner)
+                    assert again.SerializeToString() == ok[0].SerializeToString()
                     after = (await stub.GetGame(spb.GetGameRequest(name=name))).snapshot
                     assert after.sequence == got.sequence + 1
 
     asyncio.run(main())
 
 
-async def _interrupted(stub: object, name: str, rng: random.Random) -> Seen:
+async def _interrupted(stub: rpc.GameServiceStub, name: str, rng: random.Random) -> Seen:
     """Watch with random disconnects, resuming after the last sequence seen each time."""
     seen = Seen()
     after: int | None = None
@@ -75,7 +86,7 @@ async def _interrupted(stub: object, name: str, rng: random.Random) -> Seen:
         request = spb.WatchGameRequest(name=name)
         if after is not None:
             request.after_sequence = after
-        call = stub.WatchGame(request)  # type: ignore[attr-defined]
+        call = stub.WatchGame(request)
         budget = rng.randint(1, 6)
         finished = True
         async for message in call:
@@ -95,11 +106,13 @@ def test_watchers_resume_exactly(tmp_path: Path) -> None:
         async with running(tmp_path) as (_, stub, _channel):
             name, tokens = await new_game(stub, 4)
             uninterrupted = asyncio.create_task(spectate(stub, name))
-            flaky = [asyncio.create_task(_interrupted(stub, name, random.Random(i)))
-                     for i in range(4)]
+            flaky = [
+                asyncio.create_task(_interrupted(stub, name, random.Random(i))) for i in range(4)
+            ]
             await asyncio.sleep(0.05)
-            await asyncio.gather(*(play_seat(stub, name, c, t, random_chooser(c))
-                                   for c, t in tokens.items()))
+            await asyncio.gather(
+                *(play_seat(stub, name, c, t, random_chooser(c)) for c, t in tokens.items())
+            )
             reference = await uninterrupted
             expected = [e.SerializeToString() for e in reference.entries()]
             for task in flaky:
@@ -136,20 +149,33 @@ def test_too_old_resume_gets_a_snapshot(tmp_path: Path) -> None:
     async def main() -> None:
         async with running(tmp_path, Limits(resume_window=5)) as (_, stub, _channel):
             name, tokens = await new_game(stub, 2)
-            await asyncio.gather(*(play_seat(stub, name, c, t, random_chooser(c))
-                                   for c, t in tokens.items()))
+            await asyncio.gather(
+                *(play_seat(stub, name, c, t, random_chooser(c)) for c, t in tokens.items())
+            )
             final = (await stub.GetGame(spb.GetGameRequest(name=name))).snapshot
-            old = [m async for m in stub.WatchGame(spb.WatchGameRequest(
-                name=name, after_sequence=final.sequence - 6))]
+            old = [
+                m
+                async for m in stub.WatchGame(
+                    spb.WatchGameRequest(name=name, after_sequence=final.sequence - 6)
+                )
+            ]
             assert len(old) == 1 and old[0].HasField("snapshot")
             assert old[0].snapshot.sequence == final.sequence
-            recent = [m async for m in stub.WatchGame(spb.WatchGameRequest(
-                name=name, after_sequence=final.sequence - 3))]
+            recent = [
+                m
+                async for m in stub.WatchGame(
+                    spb.WatchGameRequest(name=name, after_sequence=final.sequence - 3)
+                )
+            ]
             assert [e.sequence for m in recent for e in m.entries] == [
-                final.sequence - 2, final.sequence - 1, final.sequence]
+                final.sequence - 2,
+                final.sequence - 1,
+                final.sequence,
+            ]
             assert not any(m.HasField("snapshot") for m in recent)
-            with_error = stub.WatchGame(spb.WatchGameRequest(
-                name=name, after_sequence=final.sequence + 1))
+            with_error = stub.WatchGame(
+                spb.WatchGameRequest(name=name, after_sequence=final.sequence + 1)
+            )
             try:
                 await with_error.read()
                 raise AssertionError("a sequence from the future was accepted")
