@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping
 from heapq import heappop, heappush
 from operator import add
 
-from .landing import Arrangement, Colours, arrangements
+from .landing import Colours, arrangements
 from .tiles import COLOURS, Hex, Tile, neighbour, opposite
 
 #: One packed beach per beach of every non-royal island, in the graph's order.
@@ -52,9 +52,15 @@ def colour_count(packed: int) -> int:
     return n
 
 
-def _unpack(packed: int) -> Colours:
+def unpack(packed: int) -> Colours:
+    """The sorted colours of a packed beach or group."""
     fields = packed >> 3
     return tuple(sorted(c for i, c in enumerate(COLOURS) for _ in range((fields >> (3 * i)) & 7)))
+
+
+def landings(group: Colours, free: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """R8.2: every arrangement of ``group`` on beaches with ``free`` moorings, packed per beach."""
+    return _packed_arrangements(pack(group), free)
 
 
 class QuietGraph:
@@ -228,11 +234,12 @@ class QuietGraph:
         """Whether every landing on ``at`` leaves a position that can end (R11.1 is moot)."""
         return self._loud_elsewhere(position, self._full(position), (self._index[at],))
 
-    def landing_can_end(self, position: Position, at: Hex, arrangement: Arrangement) -> bool:
-        """R11.1: whether the position after ``arrangement`` lands on ``at`` can end."""
+    def landing_can_end(self, position: Position, at: Hex, arrangement: tuple[int, ...]) -> bool:
+        """R11.1: whether the position after ``arrangement`` (packed, per beach) lands on
+        ``at`` can end."""
         i = self._index[at]
         first, last = self._first[i], self._first[i + 1]
-        merged = tuple(v + pack(a) for v, a in zip(position[first:last], arrangement, strict=True))
+        merged = tuple(map(add, position[first:last], arrangement))
         moorings = self._moorings
         full = [
             k for k, v in enumerate(position) if v & _SIZE == moorings[k] and not first <= k < last
@@ -364,14 +371,60 @@ def _terminal_components(graph: dict[Position, list[Position]]) -> list[list[Pos
 
 
 _ARRANGEMENTS: dict[tuple[int, tuple[int, ...]], tuple[tuple[int, ...], ...]] = {}
+_SHAPES: dict[tuple[tuple[int, ...], tuple[int, ...]], list[tuple[tuple[int, ...], ...]]] = {}
 
 
 def _packed_arrangements(group: int, free: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
-    """:func:`arrangements` of a packed group, packed and remembered."""
+    """:func:`arrangements` of a packed group, packed and remembered.
+
+    Groups with the same colour counts (two of one colour and one of another,
+    say) land the same ways, so the ways are worked out once per shape of
+    group and then given the group's colours. Those that fill the fewest
+    beaches come first: the search for a position that ends meets them first.
+    """
     key = (group, free)
     found = _ARRANGEMENTS.get(key)
     if found is None:
-        found = _ARRANGEMENTS[key] = tuple(
-            tuple(pack(share) for share in a) for a in arrangements(_unpack(group), free)
+        fields = group >> 3
+        present = sorted(
+            (((fields >> (3 * i)) & 7, i) for i in range(6) if (fields >> (3 * i)) & 7),
+            key=lambda ci: (-ci[0], ci[1]),
         )
+        counts = tuple(c for c, _ in present)
+        ships = [_SHIP[COLOURS[i]] for _, i in present]
+        # Beaches without room take nothing; the others in order of room.
+        order = sorted((i for i, f in enumerate(free) if f), key=lambda i: (-free[i], i))
+        packed_share: dict[tuple[int, ...], int] = {}
+        result = []
+        for shape in _shapes(counts, tuple(free[i] for i in order)):
+            real = [0] * len(free)
+            for at, share in zip(order, shape, strict=True):
+                value = packed_share.get(share)
+                if value is None:
+                    value = packed_share[share] = sum(
+                        n * ship for n, ship in zip(share, ships, strict=True)
+                    )
+                real[at] = value
+            result.append(tuple(real))
+        found = _ARRANGEMENTS[key] = tuple(result)
+    return found
+
+
+def _shapes(counts: tuple[int, ...], free: tuple[int, ...]) -> list[tuple[tuple[int, ...], ...]]:
+    """The arrangements of a group with colour ``counts``, as colour counts per beach."""
+    key = (counts, free)
+    found = _SHAPES.get(key)
+    if found is None:
+        labels = tuple(str(j) for j, n in enumerate(counts) for _ in range(n))
+        found = []
+        for arrangement in arrangements(labels, free):
+            found.append(
+                tuple(
+                    tuple(share.count(str(j)) for j in range(len(counts))) for share in arrangement
+                )
+            )
+        found.sort(
+            key=lambda a: sum(1 for share, f in zip(a, free, strict=True) if f and sum(share) == f)
+        )
+        _SHAPES[key] = found
     return found

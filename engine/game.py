@@ -18,9 +18,9 @@ from itertools import combinations
 from typing import Any
 
 from .actions import validate
-from .cycles import QuietGraph
+from .cycles import QuietGraph, landings, unpack
 from .errors import ActionError, Reason, RecordError
-from .landing import Arrangement, Colours, arrangements
+from .landing import Colours
 from .tiles import (
     COLOURS,
     DIRECTIONS,
@@ -926,11 +926,11 @@ def _combinations(beaches: int, k: int) -> tuple[tuple[tuple[int, ...], str], ..
 @cache
 def _landing_options(
     group: Colours, free: tuple[int, ...]
-) -> tuple[tuple[str, tuple[tuple[int, str], ...], Arrangement], ...]:
-    """R8.2's arrangements as (canonical JSON, ships, arrangement)."""
+) -> tuple[tuple[str, tuple[tuple[int, str], ...], tuple[int, ...]], ...]:
+    """R8.2's arrangements as (canonical JSON, ships, packed arrangement)."""
     found = []
-    for arrangement in arrangements(group, free):
-        ships = tuple((b, c) for b, share in enumerate(arrangement) for c in share)
+    for arrangement in landings(group, free):
+        ships = tuple((b, c) for b, share in enumerate(arrangement) for c in unpack(share))
         listed = ",".join(f'[{b},"{c}"]' for b, c in ships)
         found.append((f'{{"act":"land","ships":[{listed}]}}', ships, arrangement))
     return tuple(found)

@@ -1,0 +1,71 @@
+"""Engine speed: complete random 4-seat games per second on one core.
+
+    python benchmarks/engine_bench.py [--games 300] [--seats 4]
+
+Prints games per second and decisions per second over a throughput pass, then,
+over a second pass of the same games, the slowest single decision: the time to
+enumerate its options (the work a bot or a server does at every step).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine import Game  # noqa: E402
+from engine.playout import SplitMix64, random_game  # noqa: E402
+from engine.tiles import COLOURS, STACK_TILES  # noqa: E402
+
+
+def throughput(games: int, seats: int, first_seed: int) -> tuple[float, int]:
+    start = time.perf_counter()
+    decisions = 0
+    for seed in range(first_seed, first_seed + games):
+        decisions += len(random_game(seats, seed).actions)
+    return time.perf_counter() - start, decisions
+
+
+def decision_times(games: int, seats: int, first_seed: int) -> list[tuple[float, int, str]]:
+    times: list[tuple[float, int, str]] = []
+    for seed in range(first_seed, first_seed + games):
+        rng = SplitMix64(seed)
+        game = Game.new(list(COLOURS[:seats]), rng.shuffled(STACK_TILES))
+        while not game.over:
+            decision_kind = game.decision.kind if game.decision else ""
+            start = time.perf_counter()
+            options = game.options()
+            times.append((time.perf_counter() - start, seed, decision_kind))
+            game.apply_option(rng.below(len(options)))
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--games", type=int, default=300)
+    parser.add_argument("--seats", type=int, default=4)
+    parser.add_argument("--warmup", type=int, default=30)
+    args = parser.parse_args()
+
+    throughput(args.warmup, args.seats, 10_000_000)  # fills the engine's lookup caches
+    elapsed, decisions = throughput(args.games, args.seats, 1)
+    print(f"random {args.seats}-seat games: {args.games} in {elapsed:.2f} s")
+    print(f"  games per second:      {args.games / elapsed:8.1f}")
+    print(f"  decisions per second:  {decisions / elapsed:8.0f}")
+    print(f"  decisions per game:    {decisions / args.games:8.1f}")
+
+    times = decision_times(args.games, args.seats, 1)
+    values = sorted(t for t, _, _ in times)
+    slowest = max(times)
+    print("options enumerated per decision:")
+    print(f"  median:   {statistics.median(values) * 1e6:8.1f} us")
+    print(f"  p99:      {values[int(len(values) * 0.99)] * 1e6:8.1f} us")
+    print(f"  slowest:  {slowest[0] * 1e3:8.2f} ms  ({slowest[2]} decision, seed {slowest[1]})")
+
+
+if __name__ == "__main__":
+    main()
