@@ -1,0 +1,371 @@
+"""Load benchmark of the game server: many concurrent games played to the end over gRPC.
+
+One server process (``python -m server`` with a fresh data directory, every action
+durable) and client processes that play G games at once: each game has S seats
+that act as soon as it is their turn (a random option) and W spectators. Prints
+accepted actions per second, server CPU per action, action round-trip p50/p99
+and spectator delivery p50/p99 (from the moment the action was sent until the
+spectator received its entry).
+
+    python benchmarks/load_bench.py                      # 50x2 and 200x10
+    python benchmarks/load_bench.py --games 50 --spectators 2 --synchronous normal
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import grpc  # noqa: E402
+
+from server.gen.tongiaki.v1 import game_pb2 as pb  # noqa: E402
+from server.gen.tongiaki.v1 import game_service_pb2 as spb  # noqa: E402
+from server.gen.tongiaki.v1 import game_service_pb2_grpc as rpc  # noqa: E402
+
+COLOURS = [
+    pb.COLOUR_YELLOW,
+    pb.COLOUR_ORANGE,
+    pb.COLOUR_RED,
+    pb.COLOUR_GREEN,
+    pb.COLOUR_BLUE,
+    pb.COLOUR_PURPLE,
+]
+
+
+@dataclass
+class Scenario:
+    """One load: games at once, seats and spectators per game."""
+
+    games: int
+    seats: int
+    spectators: int
+
+
+# ---------------------------------------------------------------- client side
+
+
+async def _seat(
+    stub: rpc.GameServiceStub,
+    name: str,
+    colour: int,
+    token: str,
+    *,
+    rng: random.Random,
+    sent: dict[int, float],
+    round_trips: list[float],
+) -> None:
+    """Watch as ``colour`` and act at once whenever it is its decision."""
+    metadata = [("authorization", "Bearer " + token)]
+    sequence, decision, acted = 0, None, -1
+    async for message in stub.WatchGame(spb.WatchGameRequest(name=name), metadata=metadata):
+        if message.HasField("snapshot"):
+            sequence = message.snapshot.sequence
+            decision = message.snapshot.view.decision
+        for entry in message.entries:
+            if entry.sequence > sequence:
+                sequence = entry.sequence
+                if entry.HasField("action_applied"):
+                    decision = entry.action_applied.decision
+                elif entry.HasField("game_started"):
+                    decision = entry.game_started.view.decision
+        while decision is not None and decision.player == colour and sequence != acted:
+            acted = sequence
+            option = rng.choice(decision.options)
+            start = time.perf_counter()
+            sent[sequence + 1] = start
+            response = await stub.SubmitAction(
+                spb.SubmitActionRequest(
+                    name=name, sequence=sequence, request_id=f"{colour}.{sequence}", action=option
+                ),
+                metadata=metadata,
+            )
+            round_trips.append(time.perf_counter() - start)
+            sequence = response.entry.sequence
+            applied = response.entry.action_applied
+            decision = applied.decision if applied.HasField("decision") else None
+
+
+async def _spectator(
+    stub: rpc.GameServiceStub, name: str, sent: dict[int, float], delivery: list[float]
+) -> None:
+    """Watch without a token; time each action's entry from when it was sent."""
+    async for message in stub.WatchGame(spb.WatchGameRequest(name=name)):
+        now = time.perf_counter()
+        for entry in message.entries:
+            start = sent.get(entry.sequence)
+            if start is not None:
+                delivery.append(now - start)
+
+
+async def _play(
+    port: int, games: int, seats: int, spectators: int, *, seed: int, ready: Any, go: Any
+) -> dict[str, Any]:
+    """Create ``games`` games, open every watch, then on ``go`` start them and play."""
+    channels = [grpc.aio.insecure_channel(f"127.0.0.1:{port}") for _ in range(4)]
+    stubs = [rpc.GameServiceStub(c) for c in channels]
+    lobby = []
+    for g in range(games):
+        stub = stubs[g % len(stubs)]
+        created = await stub.CreateGame(spb.CreateGameRequest(seats=COLOURS[:seats]))
+        tokens = {}
+        for _ in range(seats):
+            joined = await stub.JoinGame(spb.JoinGameRequest(name=created.game.name))
+            tokens[joined.colour] = joined.seat_token
+        lobby.append((stub, created.game.name, tokens))
+    round_trips: list[float] = []
+    delivery: list[float] = []
+    tasks = []
+    for g, (stub, name, tokens) in enumerate(lobby):
+        sent: dict[int, float] = {}
+        for w in range(spectators):
+            tasks.append(
+                asyncio.create_task(_spectator(stubs[(g + w) % len(stubs)], name, sent, delivery))
+            )
+        for colour, token in tokens.items():
+            tasks.append(
+                asyncio.create_task(
+                    _seat(
+                        stub,
+                        name,
+                        colour,
+                        token,
+                        rng=random.Random(seed * 1000 + g * 10 + colour),
+                        sent=sent,
+                        round_trips=round_trips,
+                    )
+                )
+            )
+    await asyncio.sleep(0.5)  # every watch open
+    ready.set()
+    await asyncio.to_thread(go.wait)
+    started = time.perf_counter()
+    for stub, name, tokens in lobby:
+        await stub.StartGame(
+            spb.StartGameRequest(name=name),
+            metadata=[("authorization", "Bearer " + next(iter(tokens.values())))],
+        )
+    await asyncio.gather(*tasks)
+    elapsed = time.perf_counter() - started
+    for channel in channels:
+        await channel.close()
+    return {
+        "round_trips": round_trips,
+        "delivery": delivery,
+        "elapsed": elapsed,
+        "actions": len(round_trips),
+    }
+
+
+def _client(args: tuple[int, int, int, int, int, Any, Any], results: Any) -> None:
+    port, games, seats, spectators, seed, ready, go = args
+    try:
+        results.put(
+            asyncio.run(_play(port, games, seats, spectators, seed=seed, ready=ready, go=go))
+        )
+    except BaseException as error:
+        ready.set()
+        results.put({"error": repr(error)})
+        raise
+
+
+# ---------------------------------------------------------------- server side
+
+
+def _start_server(data: Path, synchronous: str) -> tuple[subprocess.Popen[bytes], int, Path]:
+    log = data / "server.log"
+    out = log.open("ab")
+    # TONGIAKI_BENCH_PROFILE=file runs the server under cProfile (for finding hot spots).
+    profile = os.environ.get("TONGIAKI_BENCH_PROFILE")
+    prefix = ["-m", "cProfile", "-o", profile] if profile else []
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            *prefix,
+            "-m",
+            "server",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--data-dir",
+            str(data),
+            "--synchronous",
+            synchronous,
+            "--log-level",
+            "WARNING",
+        ],
+        cwd=ROOT,
+        stdout=out,
+        stderr=out,
+        env={**os.environ, "TONGIAKI_LOG_LEVEL": "WARNING"},
+    )
+    # The listening line is logged at INFO; read the port from the socket table instead.
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        port = _listening_port(process.pid)
+        if port:
+            return process, port, log
+        time.sleep(0.05)
+    process.kill()
+    raise RuntimeError("the server did not start: " + log.read_text())
+
+
+def _listening_port(pid: int) -> int | None:
+    inodes = set()
+    try:
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+            if target.startswith("socket:["):
+                inodes.add(target[8:-1])
+    except OSError:
+        return None
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as f:
+            for line in f.readlines()[1:]:
+                parts = line.split()
+                if parts[3] == "0A" and parts[9] in inodes:  # LISTEN
+                    return int(parts[1].split(":")[1], 16)
+    return None
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] if ordered else 0.0
+
+
+def run(scenario: Scenario, synchronous: str, clients: int, seed: int) -> dict[str, Any]:
+    """Run one scenario against a fresh server; returns its figures."""
+    with tempfile.TemporaryDirectory(prefix="tongiaki-bench-") as tmp:
+        process, port, _ = _start_server(Path(tmp), synchronous)
+        try:
+            context = multiprocessing.get_context("spawn")
+            manager = context.Manager()
+            readies = [manager.Event() for _ in range(clients)]
+            go = manager.Event()
+            shares = [
+                scenario.games // clients + (i < scenario.games % clients) for i in range(clients)
+            ]
+            queue = manager.Queue()
+            workers = [
+                context.Process(
+                    target=_client,
+                    args=(
+                        (
+                            port,
+                            shares[i],
+                            scenario.seats,
+                            scenario.spectators,
+                            seed + i,
+                            readies[i],
+                            go,
+                        ),
+                        queue,
+                    ),
+                )
+                for i in range(clients)
+            ]
+            for worker in workers:
+                worker.start()
+            for ready in readies:
+                ready.wait()
+            cpu_before = _cpu_seconds(process.pid)
+            wall_before = time.perf_counter()
+            go.set()
+            results = [queue.get() for _ in workers]
+            wall = time.perf_counter() - wall_before
+            cpu = _cpu_seconds(process.pid) - cpu_before
+            for worker in workers:
+                worker.join()
+            errors = [r["error"] for r in results if "error" in r]
+            if errors:
+                raise RuntimeError(f"a client failed: {errors}")
+            manager.shutdown()
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+    actions = sum(r["actions"] for r in results)
+    round_trips = [x for r in results for x in r["round_trips"]]
+    delivery = [x for r in results for x in r["delivery"]]
+    return {
+        "games": scenario.games,
+        "seats": scenario.seats,
+        "spectators": scenario.spectators,
+        "synchronous": synchronous,
+        "client_processes": clients,
+        "actions": actions,
+        "seconds": round(wall, 2),
+        "actions_per_second": round(actions / wall, 1),
+        "server_cpu_seconds": round(cpu, 2),
+        "server_cpu_us_per_action": round(cpu / actions * 1e6, 1),
+        "round_trip_ms_p50": round(_percentile(round_trips, 50) * 1e3, 1),
+        "round_trip_ms_p99": round(_percentile(round_trips, 99) * 1e3, 1),
+        "delivery_ms_p50": round(_percentile(delivery, 50) * 1e3, 1),
+        "delivery_ms_p99": round(_percentile(delivery, 99) * 1e3, 1),
+        "deliveries": len(delivery),
+    }
+
+
+def main() -> None:
+    """Run the scenarios given (by default 50x2 and 200x10) and print their figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, help="one scenario with this many games")
+    parser.add_argument("--spectators", type=int, default=2)
+    parser.add_argument("--seats", type=int, default=4)
+    parser.add_argument("--synchronous", choices=["full", "normal"], default="full")
+    parser.add_argument("--clients", type=int, default=2, help="client processes")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", action="store_true", help="print JSON lines only")
+    args = parser.parse_args()
+    scenarios = (
+        [Scenario(args.games, args.seats, args.spectators)]
+        if args.games
+        else [Scenario(50, 4, 2), Scenario(200, 4, 10)]
+    )
+    for scenario in scenarios:
+        figures = run(scenario, args.synchronous, args.clients, args.seed)
+        if args.json:
+            print(json.dumps(figures), flush=True)
+            continue
+        print(
+            f"{figures['games']} games x {figures['seats']} seats + "
+            f"{figures['spectators']} spectators, synchronous={figures['synchronous']}, "
+            f"{figures['client_processes']} client processes",
+            flush=True,
+        )
+        print(
+            f"  accepted actions     {figures['actions']} in {figures['seconds']} s = "
+            f"{figures['actions_per_second']} actions/s"
+        )
+        print(f"  server CPU           {figures['server_cpu_us_per_action']} us per action")
+        print(
+            f"  action round trip    p50 {figures['round_trip_ms_p50']} ms, "
+            f"p99 {figures['round_trip_ms_p99']} ms"
+        )
+        print(
+            f"  spectator delivery   p50 {figures['delivery_ms_p50']} ms, "
+            f"p99 {figures['delivery_ms_p99']} ms ({figures['deliveries']} deliveries)",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
