@@ -24,7 +24,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 run: $(STAMP)
-	$(PY) -m engine random --seats 4 --seed 1
+	$(PY) -m webclient
 
 test: lint typecheck pytest
 

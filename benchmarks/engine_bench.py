@@ -17,9 +17,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine import Game  # noqa: E402
-from engine.playout import SplitMix64, random_game  # noqa: E402
-from engine.tiles import COLOURS, STACK_TILES  # noqa: E402
+from engine import Game
+from engine.playout import SplitMix64, random_game
+from engine.tiles import COLOURS, STACK_TILES
 
 
 def throughput(games: int, seats: int, first_seed: int) -> tuple[float, int]:
@@ -36,7 +36,7 @@ def decision_times(games: int, seats: int, first_seed: int) -> list[tuple[float,
         rng = SplitMix64(seed)
         game = Game.new(list(COLOURS[:seats]), rng.shuffled(STACK_TILES))
         while not game.over:
-            decision_kind = game.decision.kind if game.decision else ""
+            decision_kind = game.decision_kind or ""
             start = time.perf_counter()
             options = game.options()
             times.append((time.perf_counter() - start, seed, decision_kind))

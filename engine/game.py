@@ -215,6 +215,11 @@ class Game:
         return self.seats[self._active]
 
     @property
+    def decision_kind(self) -> str | None:
+        """The kind of the pending decision (None when over), without enumerating options."""
+        return self._kind
+
+    @property
     def decision(self) -> Decision | None:
         """The pending decision, or None when the game is over."""
         if self._kind is None:
