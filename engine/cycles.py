@@ -33,6 +33,7 @@ _ENDS: Position = (-1,)
 _SHIP = {colour: 1 + (1 << (3 + 3 * i)) for i, colour in enumerate(COLOURS)}
 _PACKED: dict[Colours, int] = {}
 _COLOUR_COUNT: dict[int, int] = {}
+_UNPACKED: dict[int, Colours] = {}
 
 
 def pack(colours: Colours) -> int:
@@ -54,8 +55,13 @@ def colour_count(packed: int) -> int:
 
 def unpack(packed: int) -> Colours:
     """The sorted colours of a packed beach or group."""
-    fields = packed >> 3
-    return tuple(sorted(c for i, c in enumerate(COLOURS) for _ in range((fields >> (3 * i)) & 7)))
+    colours = _UNPACKED.get(packed)
+    if colours is None:
+        fields = packed >> 3
+        colours = _UNPACKED[packed] = tuple(
+            sorted(c for i, c in enumerate(COLOURS) for _ in range((fields >> (3 * i)) & 7))
+        )
+    return colours
 
 
 def landings(group: Colours, free: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
