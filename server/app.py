@@ -26,6 +26,12 @@ log = logging.getLogger(__name__)
 #: The database file inside the data directory.
 DATABASE = "tongiaki.sqlite3"
 
+#: gRPC server options: room for bursts of new calls.
+SERVER_OPTIONS = [
+    ("grpc.server.max_pending_requests", 20000),
+    ("grpc.server.max_pending_requests_hard_limit", 40000),
+]
+
 
 @dataclass(frozen=True)
 class Config:
@@ -71,7 +77,10 @@ async def start(config: Config) -> RunningServer:
     registry = Registry(store, config.limits)
     restored = registry.load()
     store.start()
-    server = grpc.aio.server()
+    # A burst of new calls (hundreds of watches opening at once) waits in gRPC's
+    # queue of calls not yet taken by the event loop; past its default limits
+    # (1000 soft, 3000 hard) gRPC cancels new calls outright with CANCELLED.
+    server = grpc.aio.server(options=SERVER_OPTIONS)
     server.add_generic_rpc_handlers((generic_handler(GameService(registry)),))
     health = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
