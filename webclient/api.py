@@ -145,7 +145,7 @@ def watch_game(game: str) -> Response:
         after = int(last) if last else None
     except ValueError:
         return _bad_request("Last-Event-ID must be a sequence number")
-    feed = _hub().feed(_name(game))
+    feed = _hub().feed(_name(game), after)
     response = Response(stream_with_context(feed.stream(after)), mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-store"
     response.headers["X-Accel-Buffering"] = "no"

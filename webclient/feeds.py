@@ -48,6 +48,7 @@ class Feed:
         linger: float,
         heartbeat: float,
         window: int = 1024,
+        start_after: int | None = None,
         on_stop: Callable[[Feed], None],
     ) -> None:
         self.upstream = upstream
@@ -59,7 +60,10 @@ class Feed:
         self._on_stop = on_stop
         self._cond = threading.Condition()
         self._latest: bytes | None = None
-        self._base = 0
+        # A feed opened for a browser that resumes starts upstream where that
+        # browser stopped, so it gets the entries it missed, not just a snapshot.
+        self._start_after = start_after
+        self._base = start_after or 0
         self._frames: list[bytes] = []
         self._done = False
         self._error: UpstreamError | None = None
@@ -96,7 +100,7 @@ class Feed:
         delay = 0.2
         while not self._stopped:
             with self._cond:
-                after = self.last if self._latest is not None else None
+                after = self.last if self._latest is not None else self._start_after
             try:
                 self._follow(after)
             except UpstreamError as error:
@@ -108,6 +112,7 @@ class Feed:
                 if error.reason == "SEQUENCE_OUT_OF_RANGE":
                     with self._cond:
                         self._latest = None
+                        self._start_after = None
                 log.info("watch interrupted", extra={"game": self.name, "reason": error.reason})
                 time.sleep(delay)
                 delay = min(delay * 2, 5.0)
@@ -127,6 +132,8 @@ class Feed:
         self.upstream_calls += 1
         if self._stopped:
             self._call.cancel()
+        if self._latest is None and after is not None:
+            self._adopt(self._get())
         pending: list[pb.LogEntry] = []
         fetched: spb.GetGameResponse | None = None
         for response in responses(self._call):
@@ -135,16 +142,27 @@ class Feed:
                 pending, fetched = [], None
             pending.extend(response.entries)
             if not pending:
+                if self._latest is None:
+                    self._adopt(self._get())
                 continue
             target = pending[-1].sequence
             if fetched is None or fetched.snapshot.sequence < target:
-                request = spb.GetGameRequest(name=self.name)
-                answer = self.upstream.call("GetGame", request)
-                assert isinstance(answer, spb.GetGameResponse)
-                fetched = answer
+                fetched = self._get()
             if fetched.snapshot.sequence == target:
                 self._publish(pending, fetched.snapshot)
                 pending, fetched = [], None
+
+    def _get(self) -> spb.GetGameResponse:
+        answer = self.upstream.call("GetGame", spb.GetGameRequest(name=self.name))
+        assert isinstance(answer, spb.GetGameResponse)
+        return answer
+
+    def _adopt(self, answer: spb.GetGameResponse) -> None:
+        """Take a fetched snapshot as the latest if it is exactly where the feed is."""
+        with self._cond:
+            if answer.snapshot.sequence == self.last:
+                self._latest = frame("snapshot", to_json(answer.snapshot), self.last)
+                self._cond.notify_all()
 
     def _reset(self, snapshot: pb.GameSnapshot) -> None:
         with self._cond:
@@ -254,8 +272,8 @@ class FeedHub:
         self._lock = threading.Lock()
         self._feeds: dict[str, Feed] = {}
 
-    def feed(self, name: str) -> Feed:
-        """The live feed of game ``name``, started if needed."""
+    def feed(self, name: str, after: int | None = None) -> Feed:
+        """The live feed of game ``name``, started (from ``after``, if given) if needed."""
         with self._lock:
             feed = self._feeds.get(name)
             if feed is None or feed.stopped:
@@ -264,6 +282,7 @@ class FeedHub:
                     name,
                     linger=self.linger,
                     heartbeat=self.heartbeat,
+                    start_after=after,
                     on_stop=self._forget,
                 )
                 self._feeds[name] = feed

@@ -102,13 +102,7 @@ class Upstream:
     def __init__(self, target: str, timeout: float = 10.0) -> None:
         self.target = target
         self.timeout = timeout
-        self.channel = grpc.insecure_channel(
-            target,
-            options=[
-                ("grpc.keepalive_time_ms", 30_000),
-                ("grpc.keepalive_permit_without_calls", 1),
-            ],
-        )
+        self.channel = grpc.insecure_channel(target)
         self.stub = sgrpc.GameServiceStub(self.channel)
 
     def call(self, method: str, request: Message, token: str | None = None) -> Message:

@@ -1,0 +1,110 @@
+// The options of a decision as picks on the board. Each option is split into
+// stages of keys ("island:q,r", "beach:q,r,b", ...); a stage of several keys is
+// picked in any order. The player picks keys one by one; only keys of options
+// still consistent with the picks so far are offered, so every target on the
+// board leads to a legal option. Legality itself is the server's: we only
+// filter the list it sent.
+
+import { colourName } from "./ships.js";
+
+const hexKey = (h) => `${h.q ?? 0},${h.r ?? 0}`;
+const beachKey = (b) => `${b.q ?? 0},${b.r ?? 0},${b.index ?? 0}`;
+
+export function actOf(option) {
+  return Object.keys(option)[0];
+}
+
+export function stagesOf(option) {
+  const act = actOf(option);
+  const body = option[act];
+  switch (act) {
+    case "setup":
+      return [[`beach:${beachKey(body.beach)}`]];
+    case "expand": {
+      const island = body.island;
+      const beaches = (body.beaches ?? []).map((b) => `beach:${hexKey(island)},${b}`);
+      if (body.take) return [[`take:${beachKey(body.take)}`], [`island:${hexKey(island)}`], beaches];
+      return [[`island:${hexKey(island)}`], beaches];
+    }
+    case "royal":
+      return [[`royal:${hexKey(body.island)}`]];
+    case "settle":
+      return [["settle"]];
+    case "tonga":
+      return [(body.beaches ?? []).map((b) => `tonga:0,0,${b}`)];
+    case "single":
+      return [[`single:${beachKey(body.beach)}`]];
+    case "emigrate":
+      return [[`jetty:${beachKey(body.beach)},${body.dir ?? 0}`]];
+    case "land": {
+      const ships = (body.ships ?? []).map((s) => `land:${s.beach ?? 0}:${colourName(s.colour)}`);
+      return [ships.length ? ships : ["land:none"]];
+    }
+    case "place":
+      return [[`end:${hexKey(body.origin)},${body.dir ?? 0}`]];
+    case "settle_ship":
+      return [[`beach:${beachKey(body.beach)}`]];
+    default:
+      return [[`other:${JSON.stringify(option)}`]];
+  }
+}
+
+// Where an option stands after `picks`: null if inconsistent, else the keys it
+// offers next (empty when complete).
+function progress(stages, picks) {
+  const left = stages.map((stage) => [...stage]);
+  let s = 0;
+  for (const key of picks) {
+    while (s < left.length && left[s].length === 0) s += 1;
+    if (s >= left.length) return null;
+    const i = left[s].indexOf(key);
+    if (i < 0) return null;
+    left[s].splice(i, 1);
+  }
+  while (s < left.length && left[s].length === 0) s += 1;
+  return s < left.length ? left[s] : [];
+}
+
+export class Picker {
+  constructor(decision) {
+    this.decision = decision;
+    this.options = (decision?.options ?? []).map((action, index) => ({
+      action,
+      index,
+      stages: stagesOf(action),
+    }));
+    this.picks = [];
+  }
+
+  remaining() {
+    return this.options.filter((o) => progress(o.stages, this.picks) !== null);
+  }
+
+  // Keys that can be picked next, each with how many options it keeps.
+  targets() {
+    const out = new Map();
+    for (const o of this.options) {
+      const next = progress(o.stages, this.picks);
+      if (!next) continue;
+      for (const key of new Set(next)) out.set(key, (out.get(key) ?? 0) + 1);
+    }
+    return out;
+  }
+
+  // Pick `key`; returns the chosen option once only one is left.
+  pick(key) {
+    this.picks.push(key);
+    const left = this.remaining();
+    if (left.length === 0) {
+      this.picks.pop();
+      return null;
+    }
+    if (left.length === 1) return left[0];
+    const done = left.filter((o) => progress(o.stages, this.picks).length === 0);
+    return done.length === 1 && left.length === 1 ? done[0] : null;
+  }
+
+  reset() {
+    this.picks = [];
+  }
+}

@@ -1,0 +1,18 @@
+// Entry point: load the catalog and the tiles, then the page's controller.
+
+import { loadCatalog } from "./i18n.js";
+import { loadTiles } from "./geometry.js";
+
+const body = document.body;
+const staticBase = body.dataset.static;
+
+await Promise.all([loadCatalog(staticBase, body.dataset.locale), loadTiles(`${staticBase}tiles.json`)]);
+
+const root = document.getElementById("app");
+if (body.dataset.page === "game") {
+  const { GamePage } = await import("./game.js");
+  new GamePage(root, body.dataset.game).start();
+} else {
+  const { LobbyPage } = await import("./lobby.js");
+  new LobbyPage(root).start();
+}

@@ -1,0 +1,178 @@
+// Sentences built from data: option labels, event-log lines and error texts.
+// Every word comes from the catalog; events and errors are kinds, fields and
+// reason codes, never English from the server.
+
+import { t, has } from "./i18n.js";
+import { tile } from "./geometry.js";
+import { actOf } from "./choices.js";
+import { colourName } from "./ships.js";
+
+export const colour = (value) => t(`colour.${colourName(value)}`);
+export const direction = (dir) => t(`dir.${dir ?? 0}`);
+
+export function tileName(id) {
+  const info = tile(id);
+  if (!info) return id;
+  if (info.kind === "sea") return t("tile.sea");
+  return has(`tile.${id}`) ? t(`tile.${id}`) : info.name;
+}
+
+// The island at hex h in `view`, by name.
+export function islandAt(view, h) {
+  const q = h?.q ?? 0;
+  const r = h?.r ?? 0;
+  const placed = (view?.tiles ?? []).find((p) => (p.at?.q ?? 0) === q && (p.at?.r ?? 0) === r);
+  return placed ? tileName(placed.tile) : t("tile.unknown", { q, r });
+}
+
+const beachNo = (index) => (index ?? 0) + 1;
+const counted = (list) =>
+  (list ?? [])
+    .filter((c) => c.count > 0)
+    .map((c) => t("text.count_colour", { count: c.count, colour: colour(c.colour) }))
+    .join(", ");
+
+export function describeOption(option, view, decision) {
+  const act = actOf(option);
+  const body = option[act];
+  switch (act) {
+    case "setup":
+      return t("option.setup", { beach: beachNo(body.beach.index) });
+    case "expand": {
+      const island = islandAt(view, body.island);
+      const beaches = (body.beaches ?? []).map(beachNo).join(", ");
+      if (body.take) {
+        return t("option.expand_take", {
+          island,
+          beaches,
+          from: islandAt(view, body.take),
+          beach: beachNo(body.take.index),
+        });
+      }
+      return t("option.expand", { island, beaches });
+    }
+    case "royal":
+      return t("option.royal", { island: islandAt(view, body.island) });
+    case "settle":
+      return t("option.settle");
+    case "tonga":
+      return t("option.tonga", { beaches: (body.beaches ?? []).map(beachNo).join(", ") });
+    case "single":
+      return t("option.single", { island: islandAt(view, body.beach), beach: beachNo(body.beach.index) });
+    case "emigrate":
+      return t("option.emigrate", {
+        island: islandAt(view, body.beach),
+        beach: beachNo(body.beach.index),
+        direction: direction(body.dir),
+      });
+    case "land": {
+      const ships = body.ships ?? [];
+      if (!ships.length) return t("option.land_none");
+      const byBeach = new Map();
+      for (const s of ships) {
+        const list = byBeach.get(s.beach ?? 0) ?? [];
+        list.push(colour(s.colour));
+        byBeach.set(s.beach ?? 0, list);
+      }
+      const parts = [...byBeach.entries()].map(([b, list]) =>
+        t("option.land_beach", { beach: beachNo(b), ships: list.join(", ") }),
+      );
+      const back = leftOver(decision?.group ?? [], ships);
+      const text = t("option.land", { arrangement: parts.join("; ") });
+      return back.length ? `${text} ${t("option.land_back", { ships: back.map(colour).join(", ") })}` : text;
+    }
+    case "place":
+      return t("option.place", { island: islandAt(view, body.origin), direction: direction(body.dir) });
+    case "settle_ship":
+      return t("option.settle_ship", { beach: beachNo(body.beach.index) });
+    default:
+      return JSON.stringify(option);
+  }
+}
+
+// Colours of the group that an arrangement leaves out (they go back to supply).
+export function leftOver(group, ships) {
+  const left = [...group];
+  for (const s of ships) {
+    const i = left.indexOf(s.colour);
+    if (i >= 0) left.splice(i, 1);
+  }
+  return left;
+}
+
+export function decisionPrompt(decision) {
+  const kind = String(decision.kind).replace(/^DECISION_KIND_/, "").toLowerCase();
+  return t(`decision.${kind}`);
+}
+
+function eventLine(event, view) {
+  const kind = Object.keys(event)[0];
+  const e = event[kind];
+  switch (kind) {
+    case "ships_placed": {
+      const why = String(e.why).replace(/^SHIP_PLACEMENT_/, "").toLowerCase();
+      const islands = [...new Set((e.beaches ?? []).map((b) => islandAt(view, b)))].join(", ");
+      return t(`log.ships_placed.${why}`, {
+        player: colour(e.player),
+        count: (e.beaches ?? []).length,
+        island: islands,
+      });
+    }
+    case "ship_taken":
+      return t("log.ship_taken", { player: colour(e.player), island: islandAt(view, e.beach) });
+    case "emigrated":
+      return t("log.emigrated", {
+        player: colour(e.player),
+        count: (e.group ?? []).length,
+        island: islandAt(view, e.beach),
+        direction: direction(e.dir),
+      });
+    case "tile_placed":
+      return t("log.tile_placed", { tile: tileName(e.tile), island: e.stack?.island ?? 0, sea: e.stack?.sea ?? 0 });
+    case "sea_crossed":
+      return t("log.sea_crossed", { danger: e.danger ?? 0, colours: e.colours ?? 0 });
+    case "voyage_failed":
+      return t("log.voyage_failed", { danger: e.danger ?? 0, colours: e.colours ?? 0, ships: counted(e.returned) });
+    case "bounced":
+      return t("log.bounced", { owner: colour(e.owner), island: islandAt(view, e.at) });
+    case "stranded":
+      return t("log.stranded", { count: (e.group ?? []).length });
+    case "landed": {
+      const line = t("log.landed", { count: (e.ships ?? []).length, island: islandAt(view, e.island) });
+      const back = counted(e.returned);
+      return back ? `${line} ${t("log.returned", { ships: back })}` : line;
+    }
+    case "royal_founded":
+      return t("log.royal_founded", { player: colour(e.player), island: tileName(e.tile) });
+    case "settlement_started":
+      return t("log.settlement_started", { player: colour(e.player), count: e.returned ?? 0 });
+    case "island_removed":
+      return t("log.island_removed", { island: tileName(e.tile), ships: counted(e.returned) });
+    case "turn_started":
+      return t("log.turn_started", { player: colour(e.player) });
+    case "turn_ended":
+      return null;
+    case "game_over":
+      return t("log.game_over");
+    default:
+      return null;
+  }
+}
+
+// The log lines of one log entry; `view` is the board after it (for island names).
+export function entryLines(entry, view) {
+  if (entry.seat_joined) {
+    return [t("log.seat_joined", { player: colour(entry.seat_joined.colour), name: entry.seat_joined.display_name || colour(entry.seat_joined.colour) })];
+  }
+  if (entry.seat_left) return [t("log.seat_left", { player: colour(entry.seat_left.colour) })];
+  if (entry.game_started) return [t("log.game_started")];
+  if (entry.action_applied) {
+    return (entry.action_applied.events ?? []).map((e) => eventLine(e, view)).filter(Boolean);
+  }
+  return [];
+}
+
+export function errorText(error) {
+  const reason = error?.reason ?? "UPSTREAM_ERROR";
+  return has(`error.${reason}`) ? t(`error.${reason}`) : t("error.unknown", { reason });
+}
