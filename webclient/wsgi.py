@@ -7,6 +7,7 @@ one watch per game however many browsers follow it.
 
 from __future__ import annotations
 
+import socket
 import threading
 from typing import Any
 
@@ -17,6 +18,10 @@ class Gateway:
     """A WSGI app served on ``host:port`` (0 picks a free port) in background threads."""
 
     def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0, threads: int = 100):
+        if port == 0:
+            # Cheroot sets SO_REUSEADDR only on a port given explicitly; with it a
+            # restarted gateway can bind the same port while old connections linger.
+            port = free_port(host)
         self.server = wsgi.Server(
             (host, port),
             app,
@@ -54,3 +59,12 @@ class Gateway:
         self.server.stop()
         if self._thread is not None:
             self._thread.join(timeout=5)
+
+
+def free_port(host: str) -> int:
+    """A port that was free on ``host`` a moment ago."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.bind((host, 0))
+        port: int = probe.getsockname()[1]
+        return port

@@ -1,0 +1,252 @@
+"""The browser client in Debian's Chromium: whole games, spectators and reconnects."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from tests.webclient.conftest import (
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    Api,
+    Running,
+    serve_gateway,
+)
+from webclient.run import ServerProcess
+
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's Chromium, headless."""
+    assert Path(CHROMIUM).exists(), "Debian's chromium is needed: make browser"
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+def shot(page: Page, name: str) -> None:
+    """Save a screenshot under test-artifacts/webclient."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+def state(page: Page) -> dict[str, str]:
+    """What the page says about itself on <body data-...>."""
+    result: dict[str, str] = page.evaluate("({...document.body.dataset})")
+    return result
+
+
+def watch_errors(page: Page, errors: list[str]) -> None:
+    """Collect script errors of ``page``."""
+    page.on("pageerror", lambda error: errors.append(str(error)))
+
+
+def decide(page: Page, rng: random.Random) -> bool:
+    """Make one pick on the board or in the decision panel; False if nothing was clickable."""
+    targets = page.locator("[data-testid=target]")
+    count = targets.count()
+    try:
+        if count:
+            targets.nth(rng.randrange(count)).click(timeout=2000)
+        else:
+            page.get_by_test_id("confirm").click(timeout=2000)
+    except Exception:  # the page re-rendered under the click: look again
+        return False
+    return True
+
+
+def play_until(
+    pages: list[Page], rng: random.Random, done: str, deadline: float, on_step: object = None
+) -> int:
+    """Click legal targets in whichever page has the decision until ``done`` holds."""
+    clicks = 0
+    while time.monotonic() < deadline:
+        states = [state(p) for p in pages]
+        if pages[0].evaluate(done):
+            return clicks
+        ready = [
+            p
+            for p, s in zip(pages, states, strict=True)
+            if s.get("myturn") == "1" and s.get("busy") != "1"
+        ]
+        if not ready:
+            time.sleep(0.02)
+            continue
+        if decide(ready[0], rng):
+            clicks += 1
+            if callable(on_step):
+                on_step(clicks)
+    raise AssertionError(f"not done in time: {[state(p) for p in pages]}")
+
+
+def ranking(page: Page) -> list[tuple[str, str, str, str, str]]:
+    """The final ranking table: colour, rank, points, islands, ships."""
+    page.get_by_test_id("ranking").wait_for(timeout=15000)
+    rows = page.get_by_test_id("rank-row")
+    out = []
+    for i in range(rows.count()):
+        row = rows.nth(i)
+        cells = row.locator("td").all_inner_texts()
+        out.append((row.get_attribute("data-colour") or "", cells[0], cells[2], cells[3], cells[4]))
+    return out
+
+
+def test_three_players_and_a_spectator_play_a_whole_game(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    errors: list[str] = []
+    contexts = [browser.new_context(viewport=DESKTOP) for _ in range(3)]
+    contexts.append(browser.new_context(viewport=PHONE))
+    pages = [c.new_page() for c in contexts]
+    for page in pages:
+        watch_errors(page, errors)
+    try:
+        host, red, blue, spectator = pages
+        host.goto(gateway.url + "/")
+        host.get_by_test_id("player-name").fill("Hina")
+        host.get_by_test_id("game-title").fill("Three canoes")
+        host.get_by_test_id("create-game").click()
+        host.wait_for_url("**/games/*")
+        link = host.get_by_test_id("share-link").input_value()
+        assert link == host.url
+        shot(host, "lobby-created")
+
+        spectator.goto(link)
+        host.get_by_test_id("join-yellow").click()
+        for page, colour, name in ((red, "red", "Tane"), (blue, "blue", "Moana")):
+            page.goto(link)
+            page.get_by_test_id("join-name").fill(name)
+            page.get_by_test_id(f"join-{colour}").click()
+            page.get_by_test_id("you").wait_for()
+        host.get_by_test_id("start").click()
+        for page in pages:
+            page.wait_for_function("document.body.dataset.state === 'active'")
+        spectator.get_by_test_id("spectator").wait_for()
+        assert spectator.get_by_test_id("join-red").count() == 0
+
+        # Seat tokens stay in the browser that joined: never in a URL.
+        game = link.rsplit("/", 1)[1]
+        for page in pages:
+            assert "token" not in page.url
+        tokens = [p.evaluate(f"localStorage.getItem('tongiaki.seat.{game}')") for p in pages]
+        assert all(tokens[:3]) and tokens[3] is None
+
+        shots = {40: "mid-game", 120: "late-game"}
+
+        def on_step(clicks: int) -> None:
+            if clicks in shots:
+                for i, page in enumerate(pages):
+                    shot(page, f"{shots[clicks]}-{i}")
+
+        clicks = play_until(
+            pages,
+            random.Random(7),
+            "document.body.dataset.state === 'finished'",
+            time.monotonic() + 180,
+            on_step,
+        )
+        assert clicks > 30
+        assert spectator.get_by_test_id("target").count() == 0
+
+        final = api.ok("GET", f"/api/v1/games/{game}")["snapshot"]
+        expected = sorted(
+            (
+                r["colour"].removeprefix("COLOUR_").lower(),
+                str(r["rank"]),
+                str(r["points"]),
+                str(r["islands"]),
+                str(r["ships"]),
+            )
+            for r in final["view"]["result"]
+        )
+        for i, page in enumerate(pages):
+            page.wait_for_function(f"document.body.dataset.sequence === '{final['sequence']}'")
+            assert sorted(ranking(page)) == expected, f"page {i}"
+            shot(page, f"final-{i}")
+        assert spectator.get_by_test_id("log").locator("li").count() > 20
+        assert {r[1] for r in expected} >= {"1"}
+    finally:
+        for context in contexts:
+            context.close()
+    assert errors == []
+
+
+def test_a_browser_reconnects_and_resumes_mid_game(
+    browser: Browser, game_server: ServerProcess, api: Api
+) -> None:
+    running = serve_gateway(game_server.target)
+    port = running.gateway.port
+    errors: list[str] = []
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    watch_errors(page, errors)
+    try:
+        game = api.new_game(["green", "purple"])
+        page.goto(f"{running.url}/games/{game}")
+        page.get_by_test_id("join-green").click()
+        page.get_by_test_id("you").wait_for()
+        purple = api.ok("POST", f"/api/v1/games/{game}/join", {"colour": "COLOUR_PURPLE"})
+        page.get_by_test_id("start").click()
+        page.wait_for_function("document.body.dataset.state === 'active'")
+        seat = page.evaluate(f"JSON.parse(localStorage.getItem('tongiaki.seat.{game}'))")
+        tokens = {"COLOUR_GREEN": seat["token"], "COLOUR_PURPLE": purple["seat_token"]}
+
+        api.play(game, tokens, steps=6, seed=3)
+        seen = api.ok("GET", f"/api/v1/games/{game}")["snapshot"]["sequence"]
+        page.wait_for_function(f"document.body.dataset.sequence === '{seen}'")
+        page.locator("#connection[data-state=live]").wait_for()
+
+        running.stop()  # the drop: every stream of this gateway ends
+        page.locator("#connection[data-state=reconnecting]").wait_for()
+        shot(page, "reconnect-dropped")
+        api.play(game, tokens, steps=5, seed=4)  # meanwhile, through another gateway
+        now = api.ok("GET", f"/api/v1/games/{game}")["snapshot"]
+
+        running = serve_gateway(game_server.target, port=port)
+        page.wait_for_function(
+            f"document.body.dataset.sequence === '{now['sequence']}'", timeout=20000
+        )
+        page.locator("#connection[data-state=live]").wait_for()
+        # It resumed from the last sequence it saw: the missed entries are in its log.
+        logged = page.evaluate(
+            "[...document.querySelectorAll('[data-testid=log] li')]"
+            ".map(li => Number(li.dataset.sequence))"
+        )
+        missed = range(int(seen) + 1, int(now["sequence"]) + 1)
+        assert all(s in logged for s in missed), (logged, list(missed))
+        shot(page, "reconnect-resumed")
+
+        # And play goes on in the browser after the reconnect.
+        rng = random.Random(5)
+        target = int(now["sequence"]) + 2
+        deadline = time.monotonic() + 30
+        while int(state(page)["sequence"]) < target and time.monotonic() < deadline:
+            current = api.ok("GET", f"/api/v1/games/{game}")["snapshot"]
+            decision = current["view"].get("decision")
+            if decision is None:
+                break
+            if decision["player"] == "COLOUR_GREEN":
+                if state(page).get("myturn") == "1":
+                    decide(page, rng)
+                else:
+                    time.sleep(0.02)
+            else:
+                api.play(game, tokens, steps=1, seed=int(current["sequence"]))
+                page.wait_for_function(
+                    f"Number(document.body.dataset.sequence) > {current['sequence']}"
+                )
+        assert int(state(page)["sequence"]) >= target
+    finally:
+        context.close()
+        running.stop()
+    assert errors == []
