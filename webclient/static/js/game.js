@@ -290,7 +290,7 @@ export class GamePage {
 
   renderPlayers(game, view) {
     const count = (list, c) => (list ?? []).find((x) => colourName(x.colour) === c)?.count ?? 0;
-    const active = view.active ? colourName(view.active) : null;
+    const active = view.decision && view.active ? colourName(view.active) : null;
     const names = Object.fromEntries((game.seats ?? []).map((s) => [colourName(s.colour), s.display_name]));
     return h("section", { class: "card", testid: "players" },
       h("h2", {}, t("players.title")),

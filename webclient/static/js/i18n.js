@@ -1,4 +1,4 @@
-// One translation function for every visible string: t("message.id", {params}).
+// One translation function for every visible string: t(messageId, params).
 // Catalogs are static/i18n/<locale>.json (message id -> text with {name} placeholders).
 
 let messages = {};
