@@ -101,6 +101,44 @@ def ranking(page: Page) -> list[tuple[str, str, str, str, str]]:
     return out
 
 
+VOYAGE_COUNTER = """
+window.voyagesSeen = 0;
+new MutationObserver((changes) => {
+  for (const change of changes) {
+    for (const node of change.addedNodes) {
+      if (node.dataset && node.dataset.testid === "voyage") window.voyagesSeen += 1;
+    }
+  }
+}).observe(document, { childList: true, subtree: true });
+"""
+
+
+def view_box(page: Page) -> list[float]:
+    """The board's viewBox."""
+    box = page.get_by_test_id("board").get_attribute("viewBox") or ""
+    return [float(v) for v in box.split()]
+
+
+def check_pan_and_zoom(page: Page) -> None:
+    """Zoom buttons scale the board, a drag pans it, fit shows it whole again."""
+    fitted = view_box(page)
+    page.get_by_test_id("zoom-in").click()
+    zoomed = view_box(page)
+    assert zoomed[2] < fitted[2] and zoomed[3] < fitted[3]
+    board = page.get_by_test_id("board").bounding_box()
+    assert board is not None
+    x, y = board["x"] + board["width"] / 2, board["y"] + board["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + 60, y + 40, steps=4)
+    page.mouse.up()
+    panned = view_box(page)
+    assert panned[0] < zoomed[0] and panned[1] < zoomed[1]
+    assert panned[2] == zoomed[2]
+    page.get_by_test_id("zoom-fit").click()
+    assert view_box(page) == fitted
+
+
 def test_three_players_and_a_spectator_play_a_whole_game(
     browser: Browser, gateway: Running, api: Api
 ) -> None:
@@ -121,6 +159,11 @@ def test_three_players_and_a_spectator_play_a_whole_game(
         assert link == host.url
         shot(host, "lobby-created")
 
+        # The lobby lists the new game with a link to it.
+        red.goto(gateway.url + "/")
+        red.locator(f"[data-testid=game-link][href='/games/{link.rsplit('/', 1)[1]}']").wait_for()
+
+        spectator.add_init_script(VOYAGE_COUNTER)
         spectator.goto(link)
         host.get_by_test_id("join-yellow").click()
         for page, colour, name in ((red, "red", "Tane"), (blue, "blue", "Moana")):
@@ -142,8 +185,15 @@ def test_three_players_and_a_spectator_play_a_whole_game(
         assert all(tokens[:3]) and tokens[3] is None
 
         shots = {40: "mid-game", 120: "late-game"}
+        kinds: set[str] = set()
 
         def on_step(clicks: int) -> None:
+            for page in pages[:3]:
+                kinds.add(
+                    page.evaluate(
+                        "document.querySelector('[data-testid=decision]')?.dataset.kind ?? ''"
+                    )
+                )
             if clicks in shots:
                 for i, page in enumerate(pages):
                     shot(page, f"{shots[clicks]}-{i}")
@@ -157,6 +207,15 @@ def test_three_players_and_a_spectator_play_a_whole_game(
         )
         assert clicks > 30
         assert spectator.get_by_test_id("target").count() == 0
+        assert {
+            "DECISION_KIND_SETUP",
+            "DECISION_KIND_TURN",
+            "DECISION_KIND_EMIGRATE",
+            "DECISION_KIND_LAND",
+        } <= kinds, kinds
+        assert spectator.evaluate("window.voyagesSeen") > 0, "voyages are animated"
+        # Every target offered led to an action the server accepted.
+        assert [state(p).get("errors") for p in pages] == [None] * 4
 
         final = api.ok("GET", f"/api/v1/games/{game}")["snapshot"]
         expected = sorted(
@@ -175,6 +234,7 @@ def test_three_players_and_a_spectator_play_a_whole_game(
             shot(page, f"final-{i}")
         assert spectator.get_by_test_id("log").locator("li").count() > 20
         assert {r[1] for r in expected} >= {"1"}
+        check_pan_and_zoom(spectator)
     finally:
         for context in contexts:
             context.close()

@@ -207,6 +207,7 @@ export class GamePage {
 
   showError(text) {
     this.errorBox.textContent = text;
+    if (text) document.body.dataset.errors = String(Number(document.body.dataset.errors ?? 0) + 1);
   }
 
   // ------------------------------------------------------------------ rendering
