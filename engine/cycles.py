@@ -272,8 +272,12 @@ class QuietGraph:
         known = memo.get(position)
         if known is not None:
             return known
+        if self._settles(position, full):
+            memo[position] = True
+            return True
         parent: dict[Position, Position | None] = {position: None}
         heap = [(0, 0, position, full, moves)]
+        here: Position | None
         pushed = 0
         while heap:
             _, _, p, p_full, p_moves = heappop(heap)
@@ -289,7 +293,7 @@ class QuietGraph:
                         continue
                     step_moves = None if known else self._moves(step, step_full)
                 if step_moves is None:
-                    here: Position | None = p if step is _ENDS else step
+                    here = p if step is _ENDS else step
                     while here is not None:
                         memo[here] = True
                         here = parent[here]
@@ -299,6 +303,43 @@ class QuietGraph:
         for p in parent:
             memo[p] = False
         return False
+
+    def _settles(self, position: Position, full: list[int]) -> bool:
+        """A quick sufficient test for R11's "can end", counting ships only.
+
+        Sail the full beaches out one by one, each group landing without
+        filling a beach (R8.2's counts allow it whatever the colours): the
+        groups that move are the full beaches' own, so their colours, and with
+        them the danger checks, are known in advance. If every full beach gets
+        emptied this way, or a loud emigration turns up on the way, the
+        position can end. False means only that this test does not tell.
+        """
+        moorings, first = self._moorings, self._first
+        sizes = [v & _SIZE for v in position]
+        pending = list(full)
+        while pending:
+            for k in pending:
+                ships = sizes[k]
+                group_colours = colour_count(position[k])
+                landing: list[int] | None = None
+                for dest, danger in self._routes[k]:
+                    if dest < 0 or (danger and danger > group_colours):
+                        return True  # a loud emigration: the position ends by itself
+                    beaches = range(first[dest], first[dest + 1])
+                    room = {i: moorings[i] - (0 if i == k else sizes[i]) for i in beaches}
+                    if ships > sum(room.values()):
+                        return True  # ships would not fit: loud
+                    if landing is None:
+                        landing = _gentle_landing(ships, room)
+                if landing is not None:
+                    sizes[k] = 0
+                    for i in landing:
+                        sizes[i] += 1
+                    pending.remove(k)
+                    break
+            else:
+                return False
+        return True
 
     def caught_islands(self, position: Position) -> set[Hex]:
         """R11.2: islands with a full beach in some position of a closed cycle.
@@ -434,3 +475,23 @@ def _shapes(counts: tuple[int, ...], free: tuple[int, ...]) -> list[tuple[tuple[
         )
         _SHAPES[key] = found
     return found
+
+
+def _gentle_landing(ships: int, room: dict[int, int]) -> list[int] | None:
+    """Beaches (one entry per ship) for a landing of ``ships`` that fills none (R8.2), or None.
+
+    ``room`` is the free moorings of each beach of the island.
+    """
+    open_beaches = sorted((i for i, r in room.items() if r), key=lambda i: -room[i])
+    if ships < len(open_beaches):
+        chosen = open_beaches[:ships]
+        return chosen if all(room[i] >= 2 for i in chosen) else None
+    if any(room[i] < 2 for i in open_beaches):
+        return None
+    landing = list(open_beaches)
+    for i in open_beaches:
+        spare = room[i] - 2
+        while len(landing) < ships and spare:
+            landing.append(i)
+            spare -= 1
+    return landing if len(landing) == ships else None
