@@ -34,6 +34,17 @@ T = TypeVar("T")
 
 OPEN, ACTIVE, FINISHED = pb.GAME_STATE_OPEN, pb.GAME_STATE_ACTIVE, pb.GAME_STATE_FINISHED
 
+#: Encoded tags: LogEntry.sequence, LogEntry.action_applied, WatchGameResponse.entries
+#: and SubmitActionResponse.entry (the last two hold the same LogEntry encoding).
+_SEQUENCE_TAG = convert.varint(1 << 3)
+_ACTION_APPLIED = pb.LogEntry.DESCRIPTOR.fields_by_name["action_applied"].number
+_FRAME_TAG = convert.varint(
+    spb.WatchGameResponse.DESCRIPTOR.fields_by_name["entries"].number << 3 | 2
+)
+_REPLY_TAG = convert.varint(
+    spb.SubmitActionResponse.DESCRIPTOR.fields_by_name["entry"].number << 3 | 2
+)
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -75,7 +86,7 @@ class Authority:
         self._token_index = token_index  # token hash -> game id, shared by all games
         self._frames: list[bytes] = []  # encoded entries, the last resume_window of them
         self._first_frame = 1  # sequence of self._frames[0]
-        self._requests: OrderedDict[tuple[str, str], pb.LogEntry] = OrderedDict()
+        self._requests: OrderedDict[tuple[str, str], bytes] = OrderedDict()  # -> reply
         self._lock = asyncio.Lock()
         self.hub = Hub(limits.watch_buffer)
         for _, kind, body in stored.entries:
@@ -209,10 +220,13 @@ class Authority:
 
         await self._exclusive(change)
 
-    async def submit(self, colour: str, sequence: int, request_id: str, action: Any) -> pb.LogEntry:
-        """Apply ``colour``'s action chosen at ``sequence``; a repeated request id is a no-op."""
+    async def submit(self, colour: str, sequence: int, request_id: str, action: Any) -> bytes:
+        """Apply ``colour``'s action chosen at ``sequence``; a repeated request id is a no-op.
 
-        async def change() -> pb.LogEntry:
+        Returns the encoded SubmitActionResponse.
+        """
+
+        async def change() -> bytes:
             done = self._requests.get((colour, request_id))
             if done is not None:
                 return done
@@ -276,38 +290,53 @@ class Authority:
         else:  # pragma: no cover - the server writes no other kind
             raise ValueError(f"unknown entry kind {kind!r}")
 
-    def _applied(self, body: dict[str, Any], events: list[dict[str, Any]]) -> pb.LogEntry:
+    def _applied(self, body: dict[str, Any], events: list[dict[str, Any]]) -> bytes:
+        """Publish an applied action; returns the encoded SubmitActionResponse."""
         assert self.game is not None
         decision = self.game.decision
         applied = pb.ActionApplied(
             player=convert.COLOUR[body["player"]],
             action=convert.action_to_proto(body["action"]),
             events=convert.events_to_proto(events),
-        )
+        ).SerializeToString()
         if decision is not None:
-            applied.decision.CopyFrom(convert.decision_to_proto(decision.to_dict()))
-        entry = self._publish(pb.LogEntry(action_applied=applied))
+            applied += convert.field_bytes(4, convert.decision_bytes(decision.to_dict()))
+        frame = self._publish_encoded(_ACTION_APPLIED, applied)
+        reply = _REPLY_TAG + frame[len(_FRAME_TAG) :]
         key = (body["player"], body["request"])
-        self._requests[key] = entry
+        self._requests[key] = reply
         if len(self._requests) > self._limits.request_ids:
             self._requests.popitem(last=False)
         if self.game.over:
             self.state = FINISHED
             self.hub.close(End.FINISHED)
             log.info("game finished", extra={"game": self.id, "sequence": self.sequence})
-        return entry
+        return reply
 
-    def _publish(self, entry: pb.LogEntry) -> pb.LogEntry:
+    def _publish(self, entry: pb.LogEntry) -> None:
+        change = entry.WhichOneof("change")
+        assert change is not None
+        self._publish_encoded(
+            pb.LogEntry.DESCRIPTOR.fields_by_name[change].number,
+            getattr(entry, change).SerializeToString(),
+        )
+
+    def _publish_encoded(self, change: int, data: bytes) -> bytes:
+        """Publish the next entry, whose ``change`` field holds ``data``; returns its frame.
+
+        The frame is the encoded ``WatchGameResponse`` of that one entry, built
+        once for every watcher, the resume window and the SubmitAction reply.
+        """
         self.sequence += 1
-        entry.sequence = self.sequence
-        frame = spb.WatchGameResponse(entries=[entry]).SerializeToString()
+        entry = _SEQUENCE_TAG + convert.varint(self.sequence) + convert.field_bytes(change, data)
+        frame = _FRAME_TAG + convert.varint(len(entry)) + entry
         self._frames.append(frame)
         if len(self._frames) > self._limits.resume_window:
             drop = len(self._frames) - self._limits.resume_window
             del self._frames[:drop]
             self._first_frame += drop
         self.hub.publish(self.sequence, frame)
-        return entry
+        return frame
 
     def _rebuild(self) -> None:
         """Undo the action whose write failed: replay the durable actions."""

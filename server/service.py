@@ -97,7 +97,7 @@ class GameService:
         viewer = self.registry.seat(game, _token(context), required=False)
         return spb.GetGameResponse(snapshot=await game.snapshot(viewer))
 
-    async def SubmitAction(self, request: spb.SubmitActionRequest, context: Any) -> Message:
+    async def SubmitAction(self, request: spb.SubmitActionRequest, context: Any) -> bytes:
         """Apply an action for the caller's seat."""
         game = self.registry.find(request.name)
         colour = self.registry.seat(game, _token(context), required=True)
@@ -118,8 +118,8 @@ class GameService:
                 raise invalid("send action or action_json", field="payload")
         except ActionError as error:
             raise ServiceError.from_engine(error) from None
-        entry = await game.submit(colour, request.sequence, request.request_id, action)
-        return spb.SubmitActionResponse(entry=entry)
+        # The reply is encoded once with the entry's watch frame.
+        return await game.submit(colour, request.sequence, request.request_id, action)
 
     async def WatchGame(self, request: spb.WatchGameRequest, context: Any) -> AsyncIterator[bytes]:
         """A snapshot (or the entries after ``after_sequence``), then every new entry."""
@@ -204,10 +204,13 @@ async def _refuse(method: str, error: ServiceError, context: Any) -> None:
     await context.abort_with_status(to_status(error))
 
 
-def _unary(name: str, kind: type[Message], call: Callable[[Any, Any], Awaitable[Message]]) -> Any:
+def _unary(
+    name: str, kind: type[Message], call: Callable[[Any, Any], Awaitable[Message | bytes]]
+) -> Any:
     async def handle(data: bytes, context: Any) -> bytes:
         try:
-            return (await call(_decode(kind, data), context)).SerializeToString()
+            response = await call(_decode(kind, data), context)
+            return response if isinstance(response, bytes) else response.SerializeToString()
         except ServiceError as error:
             await _refuse(name, error, context)
             raise AssertionError("unreachable") from None  # abort_with_status raises
