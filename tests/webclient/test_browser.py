@@ -310,3 +310,73 @@ def test_a_browser_reconnects_and_resumes_mid_game(
         context.close()
         running.stop()
     assert errors == []
+
+
+PICKER_SCENARIOS = """
+async () => {
+  const { Picker } = await import("/static/js/choices.js");
+  const out = {};
+  const beach = (q, r, index) => ({ q, r, index });
+  // Two ships on Tonga: the same beach twice is one option, two beaches another.
+  let p = new Picker({ options: [
+    { tonga: { beaches: [1, 1] } }, { tonga: { beaches: [1, 3] } }, { settle: {} },
+  ] });
+  out.tongaFirst = [...p.targets().keys()].sort();
+  out.tongaPick = p.pick("tonga:0,0,1");
+  out.tongaNext = [...p.targets().keys()].sort();
+  out.tongaDone = p.pick("tonga:0,0,1")?.action;
+  // Expansion: the island first, then its beaches in any order.
+  p = new Picker({ options: [
+    { expand: { island: { q: 1, r: 0 }, beaches: [0, 1] } },
+    { expand: { island: { q: 1, r: 0 }, beaches: [0, 2] } },
+    { expand: { island: { q: 1, r: 0 }, beaches: [1, 2] } },
+    { royal: { island: { q: 1, r: 0 } } },
+  ] });
+  out.expandFirst = [...p.targets().keys()].sort();
+  p.pick("island:1,0");
+  out.expandBeaches = [...p.targets().keys()].sort();
+  p.pick("beach:1,0,2");
+  out.expandAfterTwo = [...p.targets().keys()].sort();
+  out.expandDone = p.pick("beach:1,0,0")?.action;
+  out.illegal = p.pick("beach:9,9,9");
+  // A landing: ships by beach and colour; what is left over goes home.
+  p = new Picker({ group: ["COLOUR_RED", "COLOUR_RED", "COLOUR_BLUE"], options: [
+    { land: { ships: [{ beach: 0, colour: "COLOUR_RED" }, { beach: 1, colour: "COLOUR_RED" }] } },
+    { land: { ships: [{ beach: 0, colour: "COLOUR_BLUE" }, { beach: 1, colour: "COLOUR_RED" }] } },
+    { land: { ships: [{ beach: 0, colour: "COLOUR_RED" }, { beach: 1, colour: "COLOUR_BLUE" }] } },
+  ] });
+  out.landFirst = [...p.targets().keys()].sort();
+  p.pick("land:1:red");
+  out.landNext = [...p.targets().keys()].sort();
+  out.landDone = p.pick("land:0:blue")?.index;
+  // Taking a ship back with an empty supply: the beach it comes from first.
+  p = new Picker({ options: [
+    { expand: { island: { q: 0, r: 0 }, beaches: [2], take: beach(0, 0, 2) } },
+    { expand: { island: { q: 0, r: 0 }, beaches: [4], take: beach(0, 0, 2) } },
+  ] });
+  out.takeFirst = [...p.targets().keys()];
+  return out;
+}
+"""
+
+
+def test_picks_on_the_board_narrow_the_servers_options(browser: Browser, gateway: Running) -> None:
+    page = browser.new_page()
+    try:
+        page.goto(gateway.url + "/")
+        out = page.evaluate(PICKER_SCENARIOS)
+    finally:
+        page.close()
+    assert out["tongaFirst"] == ["settle", "tonga:0,0,1", "tonga:0,0,3"]
+    assert out["tongaPick"] is None
+    assert out["tongaNext"] == ["tonga:0,0,1", "tonga:0,0,3"]
+    assert out["tongaDone"] == {"tonga": {"beaches": [1, 1]}}
+    assert out["expandFirst"] == ["island:1,0", "royal:1,0"]
+    assert out["expandBeaches"] == ["beach:1,0,0", "beach:1,0,1", "beach:1,0,2"]
+    assert out["expandAfterTwo"] == ["beach:1,0,0", "beach:1,0,1"]
+    assert out["expandDone"] == {"expand": {"island": {"q": 1, "r": 0}, "beaches": [0, 2]}}
+    assert out["illegal"] is None
+    assert out["landFirst"] == ["land:0:blue", "land:0:red", "land:1:blue", "land:1:red"]
+    assert out["landNext"] == ["land:0:blue", "land:0:red"]
+    assert out["landDone"] == 1
+    assert out["takeFirst"] == ["take:0,0,2"]

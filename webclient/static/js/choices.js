@@ -99,9 +99,7 @@ export class Picker {
       this.picks.pop();
       return null;
     }
-    if (left.length === 1) return left[0];
-    const done = left.filter((o) => progress(o.stages, this.picks).length === 0);
-    return done.length === 1 && left.length === 1 ? done[0] : null;
+    return left.length === 1 ? left[0] : null;
   }
 
   reset() {

@@ -162,6 +162,9 @@ export class GamePage {
       this.showError("");
     } catch (error) {
       if (error.reason !== "STALE_SEQUENCE") this.showError(errorText(error));
+      if (["TOKEN_INVALID", "TOKEN_WRONG_GAME", "UNKNOWN_PLAYER"].includes(error.reason)) {
+        seats.clear(this.id);
+      }
       if (this.picker) this.picker.reset();
       this.render();
     } finally {
