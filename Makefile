@@ -42,7 +42,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 
 typecheck: $(STAMP)
-	$(VENV)/bin/mypy engine server webclient tests benchmarks
+	$(VENV)/bin/mypy engine server webclient tests benchmarks examples
 
 bench: $(STAMP)
 	$(PY) benchmarks/engine_bench.py
