@@ -10,12 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from engine import Game
-from server.convert import action_from_proto
-from server.gen.tongiaki.v1 import game_pb2 as pb
-from server.gen.tongiaki.v1 import game_service_pb2 as spb
-from tests.server.server_harness import (
+from server_harness import (
     COLOURS,
     new_game,
     play_seat,
@@ -23,6 +18,11 @@ from tests.server.server_harness import (
     running,
     spectate,
 )
+
+from engine import Game
+from server.convert import action_from_proto
+from server.gen.tongiaki.v1 import game_pb2 as pb
+from server.gen.tongiaki.v1 import game_service_pb2 as spb
 
 CLIENT = Path(__file__).resolve().parents[2] / "clients" / "node"
 NODE = shutil.which("node")
