@@ -1,0 +1,232 @@
+"""The bots: random, greedy (one turn ahead) and strong (sampled-stack search).
+
+Every bot answers ``choose(record, rng)`` with one of ``record.options()``,
+where ``record`` is a :class:`~bots.public.PublicRecord` for the seat to move:
+what that seat sees, never the stack order. ``rng`` is the only source of
+chance. A decision with a single option is answered at once.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from engine import Action, Game
+from engine.playout import SplitMix64
+
+from .evaluate import DEFAULT, Weights, evaluate
+from .public import PublicRecord
+
+_TURN = "turn"
+_SETUP = "setup"
+
+
+class Bot(Protocol):
+    """What a server or a tournament calls."""
+
+    name: str
+
+    def choose(self, record: PublicRecord, rng: SplitMix64) -> Action:
+        """One of ``record.options()`` for the seat to move."""
+        ...
+
+
+def _check(record: PublicRecord) -> tuple[Action, ...]:
+    if record.over or record.to_move != record.viewer:
+        raise ValueError(f"it is not {record.viewer}'s decision")
+    return record.options()
+
+
+class RandomBot:
+    """Uniform over the options."""
+
+    name = "random"
+
+    def choose(self, record: PublicRecord, rng: SplitMix64) -> Action:
+        options = _check(record)
+        return options[rng.below(len(options))] if len(options) > 1 else options[0]
+
+
+def _turn_goes_on(game: Game, me: str) -> bool:
+    """True while the pending decision is a follow-up of ``me``'s current turn."""
+    return not game.over and game.active_player == me and game.decision_kind not in (_TURN, _SETUP)
+
+
+def _pick(n: int, limit: int, rng: SplitMix64) -> list[int]:
+    if n <= limit:
+        return list(range(n))
+    chosen: set[int] = set()
+    while len(chosen) < limit:
+        chosen.add(rng.below(n))
+    return sorted(chosen)
+
+
+def one_ply(game: Game, rng: SplitMix64, weights: Weights, width: int) -> int:
+    """The option of the pending decision whose immediate result evaluates best."""
+    n = len(game.options())
+    if n == 1:
+        return 0
+    me = game.active_player
+    best, best_value = 0, -math.inf
+    for i in _pick(n, width, rng):
+        trial = game.copy()
+        trial.apply_option(i)
+        value = evaluate(trial, me, weights)
+        if value > best_value:
+            best, best_value = i, value
+    return best
+
+
+def finish_turn(
+    game: Game, me: str, rng: SplitMix64, *, weights: Weights, width: int, cap: int
+) -> None:
+    """Play ``me``'s follow-up decisions one ply greedily until the turn passes.
+
+    At most ``cap`` decisions are played: a long chain reaction is cut short.
+    """
+    for _ in range(cap):
+        if not _turn_goes_on(game, me):
+            return
+        game.apply_option(one_ply(game, rng, weights, width))
+
+
+@dataclass
+class GreedyBot:
+    """One turn ahead: each option is played out to the end of the turn and evaluated.
+
+    The rest of the turn (emigrations, landings, placings) is played one ply
+    greedily on ``samples`` sampled stacks, shared by all options; the option
+    with the best mean evaluation (points and position) wins.
+    """
+
+    samples: int = 2
+    width: int = 10  #: options tried at each follow-up decision
+    max_options: int = 40  #: options compared at the decision itself
+    cap: int = 30  #: follow-up decisions played per turn at most
+    weights: Weights = DEFAULT
+    name: str = "greedy"
+
+    def values(
+        self, record: PublicRecord, rng: SplitMix64, indices: list[int] | None = None
+    ) -> dict[int, float]:
+        """The mean evaluation of each option (or of ``indices``) after the whole turn."""
+        me = record.viewer
+        games = [record.sample(rng) for _ in range(self.samples)]
+        n = len(record.options())
+        chosen = indices if indices is not None else _pick(n, self.max_options, rng)
+        values: dict[int, float] = {}
+        for i in chosen:
+            total = 0.0
+            for game in games:
+                trial = game.copy()
+                trial.apply_option(i)
+                finish_turn(trial, me, rng, weights=self.weights, width=self.width, cap=self.cap)
+                total += evaluate(trial, me, self.weights)
+            values[i] = total / len(games)
+        return values
+
+    def choose(self, record: PublicRecord, rng: SplitMix64) -> Action:
+        options = _check(record)
+        if len(options) == 1:
+            return options[0]
+        values = self.values(record, rng)
+        best = max(values, key=lambda i: (values[i], -i))
+        return options[best]
+
+
+@dataclass
+class StrongBot:
+    """Search over sampled stacks with a per-move budget.
+
+    The candidates are the options the greedy evaluation ranks highest. Each
+    iteration samples a stack, plays a candidate chosen by UCB1, finishes the
+    turn one ply greedily, lets every other seat play ``rounds`` turns with a
+    cheap greedy policy (their replies: who profits from a beach left nearly
+    full, who can reach a new island), and evaluates the position reached. The
+    candidate with the best mean wins. ``budget`` is CPU seconds per decision;
+    ``iterations`` (if set) fixes the work instead, for reproducible runs.
+    """
+
+    budget: float = 1.0
+    iterations: int | None = None
+    candidates: int = 8
+    rounds: int = 1
+    width: int = 8  #: options tried per decision in the playouts
+    cap: int = 60  #: decisions per playout at most, then the position is evaluated
+    exploration: float = 1.0
+    weights: Weights = DEFAULT
+    name: str = "strong"
+    clock: Callable[[], float] = time.process_time
+
+    def choose(self, record: PublicRecord, rng: SplitMix64) -> Action:
+        options = _check(record)
+        if len(options) == 1:
+            return options[0]
+        start = self.clock()
+        prior = GreedyBot(samples=1, width=self.width, weights=self.weights).values(record, rng)
+        ranked = sorted(prior, key=lambda i: (-prior[i], i))[: self.candidates]
+        if len(ranked) == 1:
+            return options[ranked[0]]
+        me = record.viewer
+        visits = dict.fromkeys(ranked, 0)
+        totals = dict.fromkeys(ranked, 0.0)
+        done = 0
+        while True:
+            if self.iterations is not None:
+                if done >= self.iterations:
+                    break
+            elif done >= len(ranked) and self.clock() - start >= self.budget:
+                break
+            candidate = self._select(ranked, visits, totals, done)
+            totals[candidate] += self._playout(record.sample(rng), candidate, me, rng)
+            visits[candidate] += 1
+            done += 1
+        best = max(ranked, key=lambda i: (totals[i] / max(visits[i], 1), visits[i], -i))
+        return options[best]
+
+    def _select(
+        self, ranked: list[int], visits: dict[int, int], totals: dict[int, float], done: int
+    ) -> int:
+        for i in ranked:
+            if visits[i] == 0:
+                return i
+        means = {i: totals[i] / visits[i] for i in ranked}
+        spread = max(max(means.values()) - min(means.values()), 1.0)
+        log_n = math.log(done)
+        return max(
+            ranked,
+            key=lambda i: means[i] / spread + self.exploration * math.sqrt(log_n / visits[i]),
+        )
+
+    def _playout(self, game: Game, option: int, me: str, rng: SplitMix64) -> float:
+        game.apply_option(option)
+        finish_turn(game, me, rng, weights=self.weights, width=self.width, cap=self.cap)
+        turns = self.rounds * (len(game.seats) - 1)
+        steps = 0
+        while not game.over and turns > 0 and steps < self.cap:
+            player = game.active_player
+            if player == me and game.decision_kind == _TURN:
+                break
+            game.apply_option(one_ply(game, rng, self.weights, self.width))
+            steps += 1
+            if game.active_player != player:
+                turns -= 1
+        return evaluate(game, me, self.weights)
+
+
+BOTS: dict[str, Callable[[], Bot]] = {
+    "random": RandomBot,
+    "greedy": GreedyBot,
+    "strong": StrongBot,
+}
+
+
+def make_bot(name: str, **settings: float) -> Bot:
+    """A bot by name: ``random``, ``greedy`` or ``strong`` (settings as keyword arguments)."""
+    if name not in BOTS:
+        raise ValueError(f"unknown bot {name!r}; known: {', '.join(BOTS)}")
+    factory: Callable[..., Bot] = BOTS[name]
+    return factory(**settings)

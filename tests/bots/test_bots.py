@@ -1,0 +1,157 @@
+"""Bots: only offered options, no peeking at the stack order, sampled games replay."""
+
+from __future__ import annotations
+
+import pytest
+
+from bots import GreedyBot, PublicRecord, RandomBot, StrongBot, make_bot, with_stack
+from bots.players import Bot
+from engine import Game
+from engine.playout import SplitMix64, shuffled_stack
+
+SEATS = ["yellow", "orange", "red", "green"]
+
+
+def _advance(game: Game, rng: SplitMix64, steps: int) -> None:
+    """Play ``steps`` random decisions (or until the game ends)."""
+    for _ in range(steps):
+        if game.over:
+            return
+        game.apply_option(rng.below(len(game.options())))
+
+
+def _thinking_game(seed: int, steps: int) -> Game:
+    """A game after ``steps`` random decisions, at a decision with several options."""
+    game = Game.new(SEATS, shuffled_stack(seed))
+    rng = SplitMix64(seed)
+    _advance(game, rng, steps)
+    while not game.over and len(game.options()) < 2:
+        game.apply_option(0)
+    assert not game.over
+    return game
+
+
+def _same_past_other_future(game: Game, seed: int) -> Game:
+    """The game replayed with the same drawn tiles but the undrawn ones reordered."""
+    drawn = len(game.initial_stack) - len(game.stack_remaining)
+    head = list(game.initial_stack[:drawn])
+    rest = list(game.initial_stack[drawn:])
+    other = SplitMix64(seed).shuffled(rest)
+    if other == rest:
+        other = rest[1:] + rest[:1]
+    twin = Game.from_record(
+        {"seats": list(game.seats), "stack": head + other, "actions": list(game.actions)}
+    )
+    assert twin.snapshot() == game.snapshot()
+    assert list(twin.initial_stack) != list(game.initial_stack)
+    return twin
+
+
+def test_the_record_of_a_game_holds_no_stack_order() -> None:
+    game = _thinking_game(3, 60)
+    twin = _same_past_other_future(game, 9)
+    one = PublicRecord.from_game(game, game.active_player)
+    two = PublicRecord.from_game(twin, twin.active_player)
+    assert one == two
+    assert one.stack_tiles == game.stack_remaining
+    assert one.options() == game.options()
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_choices_do_not_depend_on_the_undrawn_order(seed: int) -> None:
+    bots: list[Bot] = [RandomBot(), GreedyBot(), StrongBot(iterations=12, candidates=4)]
+    for steps in (20, 70):
+        game = _thinking_game(seed, steps)
+        twin = _same_past_other_future(game, seed + 100)
+        player = game.active_player
+        for bot in bots:
+            first = bot.choose(PublicRecord.from_game(game, player), SplitMix64(seed))
+            second = bot.choose(PublicRecord.from_game(twin, player), SplitMix64(seed))
+            assert first == second, bot.name
+
+
+def test_a_sampled_game_is_the_replayed_game() -> None:
+    game = _thinking_game(5, 80)
+    record = PublicRecord.from_game(game, game.active_player)
+    sampled = record.sample(SplitMix64(4))
+    replayed = Game.from_record(sampled.record())
+    assert replayed.snapshot() == sampled.snapshot()
+    assert sorted(sampled.stack_remaining) == game.stack_remaining
+    rng = SplitMix64(8)
+    while not sampled.over:
+        index = rng.below(len(sampled.options()))
+        assert sampled.options() == replayed.options()
+        assert sampled.apply_option(index) == replayed.apply_option(index)
+    assert sampled.result == replayed.result
+
+
+def test_with_stack_refuses_other_tiles() -> None:
+    game = _thinking_game(6, 30)
+    rest = game.stack_remaining
+    with pytest.raises(ValueError):
+        with_stack(game, rest[1:])
+    with pytest.raises(ValueError):
+        with_stack(game, [*rest[1:], "tonga"])
+
+
+def test_from_view_checks_the_drawn_tiles() -> None:
+    game = _thinking_game(7, 50)
+    player = game.active_player
+    drawn = list(game.initial_stack[: 31 - len(game.stack_remaining)])
+    record = PublicRecord.from_view(game.view(player), game.actions, drawn)
+    assert record == PublicRecord.from_game(game, player)
+    assert record.viewer == player
+    with pytest.raises(ValueError):
+        PublicRecord.from_view(game.view(player), game.actions, drawn[:-1])
+
+
+def test_a_bot_answers_only_for_the_seat_to_move() -> None:
+    game = _thinking_game(8, 40)
+    other = next(c for c in game.seats if c != game.active_player)
+    with pytest.raises(ValueError):
+        RandomBot().choose(PublicRecord.from_game(game, other), SplitMix64(1))
+
+
+def test_make_bot_knows_the_bots() -> None:
+    assert make_bot("random").name == "random"
+    assert make_bot("strong", budget=0.5).name == "strong"
+    with pytest.raises(ValueError):
+        make_bot("oracle")
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_bots_only_ever_submit_offered_options(seed: int) -> None:
+    """Whole games: every action a bot returns is one of the offered options."""
+    bots: dict[str, Bot] = {
+        "yellow": RandomBot(),
+        "orange": GreedyBot(),
+        "red": StrongBot(iterations=6, candidates=3, rounds=1),
+        "green": GreedyBot(samples=1),
+    }
+    rngs = {c: SplitMix64(seed * 10 + i) for i, c in enumerate(SEATS)}
+    game = Game.new(SEATS, shuffled_stack(seed))
+    kinds: set[str] = set()
+    while not game.over:
+        player = game.active_player
+        decision = game.decision
+        assert decision is not None
+        kinds.add(decision.kind)
+        action = bots[player].choose(PublicRecord.from_game(game, player), rngs[player])
+        assert action in decision.options
+        game.apply(action, player=player)  # checked: an illegal action would raise
+    assert game.result is not None
+    assert {"setup", "turn"} <= kinds
+
+
+def test_greedy_prefers_points() -> None:
+    """A greedy bot never takes a turn option that scores worse in every sampled future."""
+    game = _thinking_game(21, 40)
+    while not game.over and game.decision_kind != "turn":
+        game.apply_option(0)
+    player = game.active_player
+    record = PublicRecord.from_game(game, player)
+    bot = GreedyBot(samples=1)
+    values = bot.values(record, SplitMix64(2))
+    choice = bot.choose(record, SplitMix64(2))
+    best = max(values.values())
+    assert values[record.options().index(choice)] == best
