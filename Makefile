@@ -42,7 +42,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 
 typecheck: $(STAMP)
-	$(VENV)/bin/mypy engine server webclient tests benchmarks examples
+	$(VENV)/bin/mypy engine server webclient tests benchmarks examples bots
 
 bench: $(STAMP)
 	$(PY) benchmarks/engine_bench.py
