@@ -36,8 +36,9 @@ OPEN, ACTIVE, FINISHED = pb.GAME_STATE_OPEN, pb.GAME_STATE_ACTIVE, pb.GAME_STATE
 
 #: Encoded tags: LogEntry.sequence, LogEntry.action_applied, WatchGameResponse.entries
 #: and SubmitActionResponse.entry (the last two hold the same LogEntry encoding).
-_SEQUENCE_TAG = convert.varint(1 << 3)
+_SEQUENCE_TAG = convert.varint(pb.LogEntry.DESCRIPTOR.fields_by_name["sequence"].number << 3)
 _ACTION_APPLIED = pb.LogEntry.DESCRIPTOR.fields_by_name["action_applied"].number
+_DECISION = pb.ActionApplied.DESCRIPTOR.fields_by_name["decision"].number
 _FRAME_TAG = convert.varint(
     spb.WatchGameResponse.DESCRIPTOR.fields_by_name["entries"].number << 3 | 2
 )
@@ -300,7 +301,7 @@ class Authority:
             events=convert.events_to_proto(events),
         ).SerializeToString()
         if decision is not None:
-            applied += convert.field_bytes(4, convert.decision_bytes(decision.to_dict()))
+            applied += convert.field_bytes(_DECISION, convert.decision_bytes(decision.to_dict()))
         frame = self._publish_encoded(_ACTION_APPLIED, applied)
         reply = _REPLY_TAG + frame[len(_FRAME_TAG) :]
         key = (body["player"], body["request"])

@@ -223,7 +223,8 @@ def field_bytes(number: int, data: bytes) -> bytes:
 
 #: Encoded ``Decision.options`` fields by option, shared by every game (options recur).
 _OPTION_FIELDS: dict[str, bytes] = {}
-_OPTION_FIELDS_MAX = 100_000
+_OPTION_FIELDS_MAX = 20_000
+_OPTIONS = pb.Decision.DESCRIPTOR.fields_by_name["options"].number
 
 
 def _option_field(option: Mapping[str, Json]) -> bytes:
@@ -232,7 +233,7 @@ def _option_field(option: Mapping[str, Json]) -> bytes:
     if data is None:
         if len(_OPTION_FIELDS) >= _OPTION_FIELDS_MAX:
             _OPTION_FIELDS.clear()
-        data = field_bytes(3, action_to_proto(option).SerializeToString())
+        data = field_bytes(_OPTIONS, action_to_proto(option).SerializeToString())
         _OPTION_FIELDS[key] = data
     return data
 
