@@ -22,6 +22,10 @@ from .public import PublicRecord
 
 _TURN = "turn"
 _SETUP = "setup"
+#: Acts that begin a turn; everything after them until the next is the turn's follow-up.
+_TURN_ACTS = frozenset({"setup", "expand", "royal", "settle", "tonga", "single"})
+#: Follow-up decisions in one turn after which a searching bot answers at random.
+STALL = 40
 
 
 class Bot(Protocol):
@@ -38,6 +42,24 @@ def _check(record: PublicRecord) -> tuple[Action, ...]:
     if record.over or record.to_move != record.viewer:
         raise ValueError(f"it is not {record.viewer}'s decision")
     return record.options()
+
+
+def turn_length(record: PublicRecord) -> int:
+    """Decisions taken so far in the current turn after its first.
+
+    A chain reaction may walk through quiet positions for as long as its player
+    likes (R11 only forbids walks that can never end). An evaluation can prefer
+    such a walk forever, so the searching bots answer at random once a turn has
+    gone on for :data:`STALL` decisions: a random walk leaves it.
+    """
+    if record.kind in (_TURN, _SETUP):
+        return 0
+    n = 0
+    for action in reversed(record.actions):
+        if action["act"] in _TURN_ACTS:
+            return n
+        n += 1
+    return n
 
 
 class RandomBot:
@@ -132,6 +154,8 @@ class GreedyBot:
         options = _check(record)
         if len(options) == 1:
             return options[0]
+        if turn_length(record) >= STALL:
+            return options[rng.below(len(options))]
         values = self.values(record, rng)
         best = max(values, key=lambda i: (values[i], -i))
         return options[best]
@@ -165,6 +189,8 @@ class StrongBot:
         options = _check(record)
         if len(options) == 1:
             return options[0]
+        if turn_length(record) >= STALL:
+            return options[rng.below(len(options))]
         start = self.clock()
         prior = GreedyBot(samples=1, width=self.width, weights=self.weights).values(record, rng)
         ranked = sorted(prior, key=lambda i: (-prior[i], i))[: self.candidates]

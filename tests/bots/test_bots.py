@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bots import GreedyBot, PublicRecord, RandomBot, StrongBot, make_bot, with_stack
-from bots.players import Bot
+from bots import GreedyBot, PublicRecord, RandomBot, StrongBot, make_bot, players, with_stack
+from bots.players import Bot, turn_length
 from engine import Game
 from engine.playout import SplitMix64, shuffled_stack
 
@@ -155,3 +155,42 @@ def test_greedy_prefers_points() -> None:
     choice = bot.choose(record, SplitMix64(2))
     best = max(values.values())
     assert values[record.options().index(choice)] == best
+
+
+def test_turn_length_counts_the_follow_ups_of_the_current_turn() -> None:
+    game = Game.new(SEATS, shuffled_stack(31))
+    rng = SplitMix64(31)
+    seen = 0
+    while not game.over and seen < 200:
+        record = PublicRecord.from_game(game, game.active_player)
+        length = turn_length(record)
+        if game.decision_kind in ("turn", "setup"):
+            assert length == 0
+        else:
+            last_start = max(
+                i
+                for i, a in enumerate(game.actions)
+                if a["act"] in ("expand", "royal", "settle", "tonga", "single")
+            )
+            assert length == len(game.actions) - 1 - last_start
+            seen += 1
+        game.apply_option(rng.below(len(game.options())))
+    assert seen > 0
+
+
+def test_a_stalled_turn_is_answered_at_random() -> None:
+    """After STALL follow-ups the searching bots stop searching (a quiet walk cannot last)."""
+    game = _thinking_game(13, 40)
+    while game.decision_kind in ("turn", "setup") or len(game.options()) < 2:
+        game.apply_option(game.options().index(game.options()[-1]))
+        assert not game.over
+    record = PublicRecord.from_game(game, game.active_player)
+    n = turn_length(record)
+    random_choice = RandomBot().choose(record, SplitMix64(5))
+    stall = players.STALL
+    try:
+        players.STALL = n
+        assert GreedyBot().choose(record, SplitMix64(5)) == random_choice
+        assert StrongBot(iterations=4).choose(record, SplitMix64(5)) == random_choice
+    finally:
+        players.STALL = stall
