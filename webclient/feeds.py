@@ -118,6 +118,8 @@ class Feed:
                 delay = min(delay * 2, 5.0)
                 continue
             except Exception:
+                if self._stopped:
+                    break
                 log.exception("feed failed", extra={"game": self.name})
                 time.sleep(delay)
                 delay = min(delay * 2, 5.0)

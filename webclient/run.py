@@ -104,7 +104,7 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--threads",
         type=int,
-        default=int(env("TONGIAKI_WEB_THREADS", "512")),
+        default=int(env("TONGIAKI_WEB_THREADS", "1024")),
         help="gateway worker threads (each open event stream holds one)",
     )
     return parser.parse_args(argv)

@@ -57,10 +57,10 @@ class Running:
         self.gateway.stop()
 
 
-def serve_gateway(target: str, port: int = 0, **config: Any) -> Running:
+def serve_gateway(target: str, port: int = 0, threads: int = 64, **config: Any) -> Running:
     """A gateway for the game server at ``target``, served on ``port``."""
     app = create_app({"TONGIAKI_SERVER": target, "TONGIAKI_HEARTBEAT": 2.0, **config})
-    gateway = Gateway(app, "127.0.0.1", port, threads=64)
+    gateway = Gateway(app, "127.0.0.1", port, threads=threads)
     url = gateway.start()
     return Running(app, gateway, url)
 
