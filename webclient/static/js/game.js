@@ -50,6 +50,8 @@ export class GamePage {
       h("button", { type: "button", testid: "zoom-in", "aria-label": t("board.zoom_in"), onclick: () => this.board.zoom(1 / 1.25) }, "+"),
       h("button", { type: "button", testid: "zoom-out", "aria-label": t("board.zoom_out"), onclick: () => this.board.zoom(1.25) }, "−"),
       h("button", { type: "button", testid: "zoom-fit", "aria-label": t("board.fit"), onclick: () => { this.board.userMoved = false; this.board.fit(); } }, "⤢")));
+    this.boardHint = h("p", { class: "board-hint", testid: "board-hint" });
+    this.boardArea.append(this.boardHint);
     this.side = h("aside", { class: "side" });
     this.errorBox = h("p", { class: "error", testid: "error", role: "alert" });
     this.logList = h("ol", { class: "log", testid: "log", "aria-live": "polite" });
@@ -229,6 +231,7 @@ export class GamePage {
     body.myturn = mine ? "1" : "0";
     body.colour = this.seat ? colourName(this.seat.colour) : "";
     this.board.render(view, this.picker);
+    this.boardHint.textContent = view ? "" : t("board.before_start");
     const parts = [
       this.renderStatus(game, view, state),
       this.errorBox,
