@@ -40,7 +40,7 @@ def _is_int(value: Any) -> bool:
 
 def _ints(value: Any, length: int | None = None) -> bool:
     return (
-        isinstance(value, list)
+        isinstance(value, (list, tuple))
         and (length is None or len(value) == length)
         and all(_is_int(v) for v in value)
     )
@@ -58,8 +58,9 @@ def _fits(kind: str, value: Any) -> bool:
     if kind == _INTS:
         return _ints(value)
     if kind == _SHIPS:
-        return isinstance(value, list) and all(
-            isinstance(s, list) and len(s) == 2 and _is_int(s[0]) and s[1] in COLOURS for s in value
+        return isinstance(value, (list, tuple)) and all(
+            isinstance(s, (list, tuple)) and len(s) == 2 and _is_int(s[0]) and s[1] in COLOURS
+            for s in value
         )
     raise AssertionError(kind)
 

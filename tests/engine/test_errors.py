@@ -130,3 +130,9 @@ def test_a_checked_record_names_the_bad_step() -> None:
         Game.from_record(record)
     assert caught.value.metadata["step"] == 2
     assert caught.value.to_dict()["reason"] == "ILLEGAL_ACTION"
+
+
+def test_tuples_are_as_good_as_lists() -> None:
+    game = turn_game()
+    game.apply({"act": "expand", "island": (0, 0), "beaches": (2, 3), "take": None}, "yellow")
+    assert game.actions[-1] == {"act": "expand", "beaches": [2, 3], "island": [0, 0], "take": None}
