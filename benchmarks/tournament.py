@@ -39,6 +39,8 @@ class Settings:
     budget: float
     iterations: int | None
     seed: int
+    candidates: int = 4
+    reply: str = "greedy"
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,12 @@ def build(name: str, settings: Settings) -> Bot:
     if name == "greedy":
         return GreedyBot()
     if name == "strong":
-        return StrongBot(budget=settings.budget, iterations=settings.iterations)
+        return StrongBot(
+            budget=settings.budget,
+            iterations=settings.iterations,
+            candidates=settings.candidates,
+            reply=settings.reply,
+        )
     raise SystemExit(f"unknown bot {name!r}")
 
 
@@ -124,10 +131,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first", type=int, default=0, help="number of the first game")
     parser.add_argument("--budget", type=float, default=1.0, help="strong bot: CPU s per move")
     parser.add_argument("--iterations", type=int, default=None, help="strong bot: fixed work")
+    parser.add_argument("--candidates", type=int, default=4, help="strong bot: options searched")
+    parser.add_argument("--reply", default="greedy", choices=["greedy", "one_ply"])
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1)
     args = parser.parse_args(argv)
-    settings = Settings(args.hero, args.field, args.budget, args.iterations, args.seed)
+    settings = Settings(
+        args.hero, args.field, args.budget, args.iterations, args.seed, args.candidates, args.reply
+    )
     numbers = range(args.first, args.first + args.games)
     wall = time.perf_counter()
     outcomes: list[Outcome] = []
@@ -167,6 +178,7 @@ def report(settings: Settings, outcomes: list[Outcome], wall: float, jobs: int) 
             if settings.iterations is not None
             else f", strong: {settings.budget:g} CPU s per move"
         )
+        budget += f", {settings.candidates} candidates, replies {settings.reply}"
     print(f"{settings.hero} vs 3 x {settings.field}: {n} games, seed {settings.seed}{budget}")
     print(f"  first place      {wins}/{n} = {wins / max(n, 1):.1%}  (95% CI {low:.1%}-{high:.1%})")
     print(

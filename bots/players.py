@@ -165,22 +165,26 @@ class GreedyBot:
 class StrongBot:
     """Search over sampled stacks with a per-move budget.
 
-    The candidates are the options the greedy evaluation ranks highest. Each
-    iteration samples a stack, plays a candidate chosen by UCB1, finishes the
-    turn one ply greedily, lets every other seat play ``rounds`` turns with a
-    cheap greedy policy (their replies: who profits from a beach left nearly
-    full, who can reach a new island), and evaluates the position reached. The
-    candidate with the best mean wins. ``budget`` is CPU seconds per decision;
-    ``iterations`` (if set) fixes the work instead, for reproducible runs.
+    The candidates are the options the greedy evaluation ranks highest. The
+    search runs in rounds: each round samples one stack and one playout seed
+    and plays every candidate still in the race on them (common random numbers:
+    candidates are compared on the same futures). A playout plays the
+    candidate, finishes the turn one ply greedily, lets every other seat play
+    ``rounds`` turns with the same cheap policy (their replies: who profits
+    from a beach left nearly full, who reaches a new island first) and
+    evaluates the position reached. After rounds 2, 4, 8, ... the worse half
+    of the candidates drops out (successive halving). The candidate with the
+    best mean wins. ``budget`` is CPU seconds per decision; ``iterations`` (if
+    set) fixes the number of playouts instead, for reproducible runs.
     """
 
     budget: float = 1.0
     iterations: int | None = None
-    candidates: int = 8
+    candidates: int = 4
     rounds: int = 1
     width: int = 8  #: options tried per decision in the playouts
     cap: int = 60  #: decisions per playout at most, then the position is evaluated
-    exploration: float = 1.0
+    reply: str = "greedy"  #: how the others play their turns in a playout: greedy or one_ply
     weights: Weights = DEFAULT
     name: str = "strong"
     clock: Callable[[], float] = time.process_time
@@ -193,39 +197,30 @@ class StrongBot:
             return options[rng.below(len(options))]
         start = self.clock()
         prior = GreedyBot(samples=1, width=self.width, weights=self.weights).values(record, rng)
-        ranked = sorted(prior, key=lambda i: (-prior[i], i))[: self.candidates]
-        if len(ranked) == 1:
-            return options[ranked[0]]
+        race = sorted(prior, key=lambda i: (-prior[i], i))[: self.candidates]
+        if len(race) == 1:
+            return options[race[0]]
         me = record.viewer
-        visits = dict.fromkeys(ranked, 0)
-        totals = dict.fromkeys(ranked, 0.0)
-        done = 0
+        totals = dict.fromkeys(race, 0.0)
+        played = 0
+        round_ = 0
         while True:
             if self.iterations is not None:
-                if done >= self.iterations:
+                if played + len(race) > self.iterations and round_ > 0:
                     break
-            elif done >= len(ranked) and self.clock() - start >= self.budget:
+            elif round_ > 0 and self.clock() - start >= self.budget:
                 break
-            candidate = self._select(ranked, visits, totals, done)
-            totals[candidate] += self._playout(record.sample(rng), candidate, me, rng)
-            visits[candidate] += 1
-            done += 1
-        best = max(ranked, key=lambda i: (totals[i] / max(visits[i], 1), visits[i], -i))
+            stack_seed = rng.next()
+            playout_seed = rng.next()
+            for candidate in race:
+                game = record.sample(SplitMix64(stack_seed))
+                totals[candidate] += self._playout(game, candidate, me, SplitMix64(playout_seed))
+            played += len(race)
+            round_ += 1
+            if round_ & (round_ - 1) == 0 and round_ >= 2 and len(race) > 2:
+                race = sorted(race, key=lambda i: (-totals[i], i))[: max(2, len(race) // 2)]
+        best = max(race, key=lambda i: (totals[i], -i))
         return options[best]
-
-    def _select(
-        self, ranked: list[int], visits: dict[int, int], totals: dict[int, float], done: int
-    ) -> int:
-        for i in ranked:
-            if visits[i] == 0:
-                return i
-        means = {i: totals[i] / visits[i] for i in ranked}
-        spread = max(max(means.values()) - min(means.values()), 1.0)
-        log_n = math.log(done)
-        return max(
-            ranked,
-            key=lambda i: means[i] / spread + self.exploration * math.sqrt(log_n / visits[i]),
-        )
 
     def _playout(self, game: Game, option: int, me: str, rng: SplitMix64) -> float:
         game.apply_option(option)
@@ -236,11 +231,30 @@ class StrongBot:
             player = game.active_player
             if player == me and game.decision_kind == _TURN:
                 break
-            game.apply_option(one_ply(game, rng, self.weights, self.width))
+            if self.reply == "greedy" and game.decision_kind == _TURN:
+                game.apply_option(self._turn_choice(game, rng))
+            else:
+                game.apply_option(one_ply(game, rng, self.weights, self.width))
             steps += 1
             if game.active_player != player:
                 turns -= 1
         return evaluate(game, me, self.weights)
+
+    def _turn_choice(self, game: Game, rng: SplitMix64) -> int:
+        """A turn option chosen as the greedy bot would, on this one sampled future."""
+        n = len(game.options())
+        if n == 1:
+            return 0
+        player = game.active_player
+        best, best_value = 0, -math.inf
+        for i in _pick(n, self.width, rng):
+            trial = game.copy()
+            trial.apply_option(i)
+            finish_turn(trial, player, rng, weights=self.weights, width=4, cap=12)
+            value = evaluate(trial, player, self.weights)
+            if value > best_value:
+                best, best_value = i, value
+        return best
 
 
 BOTS: dict[str, Callable[[], Bot]] = {
