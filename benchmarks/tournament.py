@@ -16,6 +16,8 @@ time per decision it actually had to think about.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import math
 import sys
 import time
@@ -135,27 +137,38 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reply", default="greedy", choices=["greedy", "one_ply"])
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--out", type=Path, help="append each game's outcome here (JSON lines)")
+    parser.add_argument(
+        "--summarize", type=Path, nargs="+", help="only report the outcomes in these files"
+    )
     args = parser.parse_args(argv)
     settings = Settings(
         args.hero, args.field, args.budget, args.iterations, args.seed, args.candidates, args.reply
     )
+    outcomes: list[Outcome] = []
+    if args.summarize:
+        lines = [line for path in args.summarize for line in path.read_text().splitlines()]
+        outcomes = [Outcome(**json.loads(line)) for line in lines if line.strip()]
+        report(settings, outcomes, 0.0, 0)
+        return 0
     numbers = range(args.first, args.first + args.games)
     wall = time.perf_counter()
-    outcomes: list[Outcome] = []
     if args.jobs > 1:
         with ProcessPoolExecutor(args.jobs) as pool:
             for outcome in pool.map(play, [settings] * len(numbers), numbers, chunksize=1):
-                outcomes.append(outcome)
-                _progress(outcomes, args.games)
+                _record(outcomes, outcome, args.out, args.games)
     else:
         for number in numbers:
-            outcomes.append(play(settings, number))
-            _progress(outcomes, args.games)
+            _record(outcomes, play(settings, number), args.out, args.games)
     report(settings, outcomes, time.perf_counter() - wall, args.jobs)
     return 0
 
 
-def _progress(outcomes: list[Outcome], total: int) -> None:
+def _record(outcomes: list[Outcome], outcome: Outcome, out: Path | None, total: int) -> None:
+    outcomes.append(outcome)
+    if out is not None:
+        with out.open("a") as file:
+            file.write(json.dumps(dataclasses.asdict(outcome)) + "\n")
     n = len(outcomes)
     if n % 25 == 0 or n == total:
         wins = sum(1 for o in outcomes if o.rank == 1)
