@@ -194,3 +194,18 @@ def test_a_stalled_turn_is_answered_at_random() -> None:
         assert StrongBot(iterations=4).choose(record, SplitMix64(5)) == random_choice
     finally:
         players.STALL = stall
+
+
+def test_the_strong_bot_stops_when_its_clock_says_so() -> None:
+    """The budget is read from the bot's clock (a fake one here: no timing in tests)."""
+    ticks: list[float] = []
+
+    def clock() -> float:
+        ticks.append(0.25 * len(ticks))
+        return ticks[-1]
+
+    game = _thinking_game(17, 50)
+    record = PublicRecord.from_game(game, game.active_player)
+    bot = StrongBot(budget=1.0, clock=clock)
+    assert bot.choose(record, SplitMix64(3)) in record.options()
+    assert 2 <= len(ticks) <= 8
