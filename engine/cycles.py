@@ -83,22 +83,24 @@ class QuietGraph:
         self._first: list[int] = []
         self._island_of: list[int] = []
         self._moorings: list[int] = []
-        #: Per flat beach: (destination island, highest danger) of each jetty.
-        self._routes: list[tuple[Route, ...]] = []
+        self._jetties: list[tuple[int, ...]] = []
         for i, at in enumerate(self.islands):
             tile, rot = tiles[at]
             self._first.append(len(self._moorings))
             for beach in tile.beaches:
                 self._island_of.append(i)
                 self._moorings.append(beach.moorings)
-                self._routes.append(tuple(self._route(i, (j + rot) % 6) for j in beach.jetties))
+                self._jetties.append(tuple((j + rot) % 6 for j in beach.jetties))
         self._first.append(len(self._moorings))
+        #: Per flat beach, worked out when first needed: (destination island,
+        #: highest danger) of each jetty, and whether one of them draws (then
+        #: emigrating from the beach is always loud).
+        self._routes: list[tuple[Route, ...] | None] = [None] * len(self._moorings)
+        self._always_loud: list[bool] = [False] * len(self._moorings)
         self._capacity = [
             sum(self._moorings[self._first[i] : self._first[i + 1]])
             for i in range(len(self.islands))
         ]
-        #: Beaches with a jetty whose voyage draws: emigrating from them is always loud.
-        self._always_loud = [any(dest < 0 for dest, _ in r) for r in self._routes]
         self._can_end: dict[Position, bool] = {}
 
     def position(self, ships: Mapping[Hex, tuple[Colours, ...]]) -> Position:
@@ -110,6 +112,15 @@ class QuietGraph:
         return self._first[self._index[at]] + b
 
     # ---------------------------------------------------------------- single steps
+
+    def routes(self, k: int) -> tuple[Route, ...]:
+        """The routes of the jetties of flat beach ``k``."""
+        found = self._routes[k]
+        if found is None:
+            island = self._island_of[k]
+            found = self._routes[k] = tuple(self._route(island, d) for d in self._jetties[k])
+            self._always_loud[k] = any(dest < 0 for dest, _ in found)
+        return found
 
     def _route(self, island: int, direction: int) -> Route:
         """Where a voyage from ``island`` out of ``direction`` ends (R6), without drawing."""
@@ -179,11 +190,12 @@ class QuietGraph:
             return None
         always_loud = self._always_loud
         for k in full:
+            self.routes(k)
             if always_loud[k]:
                 return None
         quiet: list[tuple[int, int]] = []
         for k in full:
-            for route in self._routes[k]:
+            for route in self.routes(k):
                 dest = self._quiet_dest(position, k, route)
                 if dest < 0:
                     return None
@@ -207,7 +219,7 @@ class QuietGraph:
     def _jetty_route(self, at: Hex, b: int, d: int) -> Route:
         tile, rot = self._tiles[at]
         jetties = [(j + rot) % 6 for j in tile.beaches[b].jetties]
-        return self._routes[self.beach(at, b)][jetties.index(d)]
+        return self.routes(self.beach(at, b))[jetties.index(d)]
 
     def allowed_emigration(self, position: Position, at: Hex, b: int, d: int) -> bool:
         """R11.1: loud emigrations always; quiet ones if some landing after them can end."""
@@ -231,7 +243,7 @@ class QuietGraph:
         for k in full:
             if island_of[k] in islands:
                 continue
-            for route in self._routes[k]:
+            for route in self.routes(k):
                 if route[0] not in islands and self._quiet_dest(position, k, route) < 0:
                     return True
         return False
@@ -322,7 +334,7 @@ class QuietGraph:
                 ships = sizes[k]
                 group_colours = colour_count(position[k])
                 landing: list[int] | None = None
-                for dest, danger in self._routes[k]:
+                for dest, danger in self.routes(k):
                     if dest < 0 or (danger and danger > group_colours):
                         return True  # a loud emigration: the position ends by itself
                     beaches = range(first[dest], first[dest + 1])
