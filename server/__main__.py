@@ -2,7 +2,8 @@
 
 Port 50051 and data directory ./data unless told otherwise by flags or the
 environment (TONGIAKI_HOST, TONGIAKI_PORT, TONGIAKI_DATA_DIR,
-TONGIAKI_SYNCHRONOUS, TONGIAKI_LOG_LEVEL).
+TONGIAKI_SYNCHRONOUS, TONGIAKI_LOG_LEVEL,
+TONGIAKI_STRONG_BUDGET).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from server import logs
 from server.app import Config, serve
+from server.botseats import BotConfig
 
 
 def parse(argv: list[str] | None = None) -> tuple[Config, str]:
@@ -38,6 +40,21 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str]:
         "--grace", type=float, default=5.0, help="seconds in-flight calls get at shutdown"
     )
     parser.add_argument("--log-level", default=env("TONGIAKI_LOG_LEVEL", "INFO"))
+    parser.add_argument(
+        "--port-file", type=Path, default=None, help="write the bound port here once listening"
+    )
+    parser.add_argument(
+        "--strong-budget",
+        type=float,
+        default=float(env("TONGIAKI_STRONG_BUDGET", "1.0")),
+        help="CPU seconds per decision of a strong bot",
+    )
+    parser.add_argument(
+        "--bot-workers", type=int, default=2, help="threads (or processes) bots think in"
+    )
+    parser.add_argument(
+        "--bot-processes", action="store_true", help="bots think in processes, not threads"
+    )
     args = parser.parse_args(argv)
     config = Config(
         host=args.host,
@@ -45,6 +62,12 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str]:
         data_dir=args.data_dir,
         synchronous=args.synchronous.upper(),
         grace=args.grace,
+        port_file=args.port_file,
+        bots=BotConfig(
+            strong_budget=args.strong_budget,
+            workers=args.bot_workers,
+            processes=args.bot_processes,
+        ),
     )
     return config, args.log_level
 

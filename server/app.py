@@ -17,6 +17,7 @@ from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
 from server.authority import Limits
+from server.botseats import BotConfig, BotRunner
 from server.fanout import End
 from server.registry import Registry
 from server.service import SERVICE, GameService, generic_handler
@@ -44,6 +45,9 @@ class Config:
     synchronous: str = "FULL"
     grace: float = 5.0
     limits: Limits = field(default_factory=Limits)
+    bots: BotConfig = field(default_factory=BotConfig)
+    #: A file to write the bound port to once listening.
+    port_file: Path | None = None
 
 
 class RunningServer:
@@ -56,7 +60,10 @@ class RunningServer:
         registry: Registry,
         store: Store,
         health: HealthServicer,
+        *,
+        runner: BotRunner,
     ) -> None:
+        self.runner = runner
         self.server = server
         self.port = port
         self.registry = registry
@@ -68,6 +75,7 @@ class RunningServer:
         await self.health.enter_graceful_shutdown()
         self.registry.close(End.SHUTDOWN)
         await self.server.stop(grace)
+        self.runner.close()
         await self.store.stop()
         log.info("stopped", extra={"commits": self.store.commits, "writes": self.store.writes})
 
@@ -75,9 +83,11 @@ class RunningServer:
 async def start(config: Config) -> RunningServer:
     """Load every game from the data directory and start serving on ``config.port``."""
     store = Store(config.data_dir / DATABASE, config.synchronous)
-    registry = Registry(store, config.limits)
+    runner = BotRunner(config.bots)
+    registry = Registry(store, config.limits, runner)
     restored = registry.load()
     store.start()
+    registry.resume()
     # A burst of new calls (hundreds of watches opening at once) waits in gRPC's
     # queue of calls not yet taken by the event loop; past its default limits
     # (1000 soft, 3000 hard) gRPC cancels new calls outright with CANCELLED.
@@ -112,7 +122,11 @@ async def start(config: Config) -> RunningServer:
             "games": restored,
         },
     )
-    return RunningServer(server, port, registry, store, health)
+    if config.port_file is not None:
+        temporary = config.port_file.with_name(config.port_file.name + ".tmp")
+        temporary.write_text(f"{port}\n")
+        os.replace(temporary, config.port_file)
+    return RunningServer(server, port, registry, store, health, runner=runner)
 
 
 #: Allocations between young-generation collections (Python's default is 700).

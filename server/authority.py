@@ -22,6 +22,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from engine import ActionError, Game
 from server import convert
+from server.botseats import LEVEL, REASON, BotRunner, Job, seed_of, think
 from server.errors import ServerReason, ServiceError
 from server.fanout import End, Hub, Watcher
 from server.gen.tongiaki.v1 import game_pb2 as pb
@@ -68,7 +69,12 @@ class Authority:
     """One game and everything that changes it."""
 
     def __init__(
-        self, stored: StoredGame, store: Store, limits: Limits, token_index: dict[str, str]
+        self,
+        stored: StoredGame,
+        store: Store,
+        limits: Limits,
+        token_index: dict[str, str],
+        runner: BotRunner | None = None,
     ) -> None:
         self.id = stored.id
         self.name = "games/" + stored.id
@@ -90,6 +96,18 @@ class Authority:
         self._requests: OrderedDict[tuple[str, str], bytes] = OrderedDict()  # -> reply
         self._lock = asyncio.Lock()
         self.hub = Hub(limits.watch_buffer)
+        self._runner = runner
+        self._bots: dict[str, str] = dict(self.settings.get("bots", {}))  # colour -> level
+        self._takeover: dict[str, str] = {}  # colour -> why a bot took it over
+        self._drawn: list[str] = []  # tiles of every tile_placed event, in order
+        self._bot_task: asyncio.Future[None] | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_at = -1  # the sequence the turn clock runs for
+        self._tasks: set[asyncio.Future[Any]] = set()
+        self._stopped = False
+        #: Bot decisions accepted, and refused (a refusal would be a bug).
+        self.bot_moves = 0
+        self.bot_refusals = 0
         for _, kind, body in stored.entries:
             self._replay(kind, body)
 
@@ -104,16 +122,23 @@ class Authority:
             state=self.state,
             sequence=self.sequence,
             create_time=created,
-            settings=pb.GameSettings(**self.settings),
+            settings=settings_proto(self.settings),
             seats=[
                 pb.Seat(
                     colour=convert.COLOUR[c],
-                    occupied=c in self._tokens,
+                    occupied=c in self._tokens or c in self._bots,
                     display_name=self._names.get(c, ""),
+                    bot=LEVEL[self._bots[c]] if c in self._bots else pb.BOT_LEVEL_UNSPECIFIED,
+                    takeover=REASON[self._takeover[c]]
+                    if c in self._takeover
+                    else pb.TAKEOVER_REASON_UNSPECIFIED,
                 )
                 for c in self.seats
             ],
         )
+
+    def _taken(self, colour: str) -> bool:
+        return colour in self._tokens or colour in self._bots
 
     def seat_of(self, token_hash: str) -> str | None:
         """The colour whose token has this hash, if any."""
@@ -148,6 +173,10 @@ class Authority:
                 )
             if after is not None and after + 1 >= self._first_frame:
                 first = b"".join(self._frames[after + 1 - self._first_frame :])
+                if not first:
+                    first = spb.WatchGameResponse(
+                        sequence=self.sequence, caught_up=True
+                    ).SerializeToString()
             else:
                 snapshot = self._snapshot(viewer)
                 first = spb.WatchGameResponse(snapshot=snapshot).SerializeToString()
@@ -168,7 +197,10 @@ class Authority:
     async def _exclusive(self, change: Callable[[], Awaitable[T]]) -> T:
         async def locked() -> T:
             async with self._lock:
-                return await change()
+                try:
+                    return await change()
+                finally:
+                    self._schedule()
 
         return await asyncio.shield(asyncio.ensure_future(locked()))
 
@@ -176,7 +208,7 @@ class Authority:
         """Take a seat (``colour``, or the first open one); returns it and its secret token."""
 
         async def change() -> tuple[str, str]:
-            open_seats = [c for c in self.seats if c not in self._tokens]
+            open_seats = [c for c in self.seats if not self._taken(c)]
             if colour is not None and colour not in self.seats:
                 raise ServiceError(
                     ServerReason.NO_SUCH_SEAT, f"{colour} is no seat of this game", colour=colour
@@ -193,7 +225,7 @@ class Authority:
             if (
                 self.settings.get("auto_start")
                 and self.state == OPEN
-                and all(c in self._tokens for c in self.seats)
+                and all(self._taken(c) for c in self.seats)
             ):
                 await self._append("started", {})
             return seat, token
@@ -205,6 +237,9 @@ class Authority:
 
         async def change() -> None:
             await self._append("left", {"colour": colour})
+            level = self.settings.get("leave_bot")
+            if level and self.state == ACTIVE:
+                await self._append("takeover", {"colour": colour, "level": level, "reason": "left"})
 
         await self._exclusive(change)
 
@@ -214,10 +249,19 @@ class Authority:
         async def change() -> None:
             if self.state != OPEN:
                 raise ServiceError(ServerReason.GAME_ALREADY_STARTED, "the game has started")
-            missing = [c for c in self.seats if c not in self._tokens]
+            missing = [c for c in self.seats if not self._taken(c)]
             if missing:
                 raise ServiceError(ServerReason.SEATS_OPEN, "seats are open", seats=missing)
             await self._append("started", {})
+
+        await self._exclusive(change)
+
+    async def start_bots_only(self) -> None:
+        """Start a new game whose seats are all bots (nobody else could start it)."""
+
+        async def change() -> None:
+            if self.state == OPEN and all(c in self._bots for c in self.seats):
+                await self._append("started", {})
 
         await self._exclusive(change)
 
@@ -279,6 +323,21 @@ class Authority:
             self._names.pop(body["colour"], None)
             self._token_index.pop(token or "", None)
             self._publish(pb.LogEntry(seat_left=pb.SeatLeft(colour=convert.COLOUR[body["colour"]])))
+        elif kind == "takeover":
+            colour = body["colour"]
+            token = self._tokens.pop(colour, None)
+            self._token_index.pop(token or "", None)
+            self._bots[colour] = body["level"]
+            self._takeover[colour] = body["reason"]
+            self._publish(
+                pb.LogEntry(
+                    seat_taken_over=pb.SeatTakenOver(
+                        colour=convert.COLOUR[colour],
+                        level=LEVEL[body["level"]],
+                        reason=REASON[body["reason"]],
+                    )
+                )
+            )
         elif kind == "started":
             self.game = Game.new(self.seats, self._stack)
             self.state = ACTIVE
@@ -294,6 +353,7 @@ class Authority:
     def _applied(self, body: dict[str, Any], events: list[dict[str, Any]]) -> bytes:
         """Publish an applied action; returns the encoded SubmitActionResponse."""
         assert self.game is not None
+        self._drawn.extend(e["tile"] for e in events if e["kind"] == "tile_placed")
         decision = self.game.decision
         applied = pb.ActionApplied(
             player=convert.COLOUR[body["player"]],
@@ -346,3 +406,124 @@ class Authority:
         record["actions"] = record["actions"][:-1]
         self.game = Game.from_record(record, checked=False)
         log.error("log write failed; game rolled back", extra={"game": self.id})
+
+    # ------------------------------------------------------------ bots and the clock
+
+    def _schedule(self) -> None:
+        """After every change: let a bot move, or run the turn clock of a person's seat."""
+        if self._stopped or self._runner is None:
+            return
+        decision = self.game.decision if self.game is not None and self.state == ACTIVE else None
+        if decision is None:
+            self._stop_clock()
+            return
+        player = decision.player
+        if player in self._bots:
+            self._stop_clock()
+            if self._bot_task is None or self._bot_task.done():
+                self._bot_task = asyncio.ensure_future(self._play_bots())
+            return
+        timeout = float(self.settings.get("turn_timeout_seconds") or 0)
+        if timeout > 0 and self._timer_at != self.sequence:
+            self._stop_clock()
+            self._timer_at = self.sequence
+            self._timer = asyncio.get_running_loop().call_later(
+                timeout, self._time_out, self.sequence, player
+            )
+
+    def _stop_clock(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._timer_at = -1
+
+    def _time_out(self, sequence: int, player: str) -> None:
+        """The clock of ``player``'s decision at ``sequence`` ran out: a bot takes the seat."""
+
+        async def change() -> None:
+            if self._stopped or self.sequence != sequence or self.state != ACTIVE:
+                return
+            decision = self.game.decision if self.game is not None else None
+            if decision is None or decision.player != player or player in self._bots:
+                return
+            level = self.settings.get("timeout_bot") or "random"
+            await self._append(
+                "takeover", {"colour": player, "level": level, "reason": "timed_out"}
+            )
+            log.info("seat timed out", extra={"game": self.id, "colour": player})
+
+        self._timer = None
+        self._timer_at = -1
+        task = asyncio.ensure_future(self._exclusive(change))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _play_bots(self) -> None:
+        """Play every pending decision of a bot seat, through the same path as anyone's."""
+        assert self._runner is not None
+        loop = asyncio.get_running_loop()
+        budget = self._runner.config.strong_budget
+        while not self._stopped:
+            async with self._lock:
+                if self.game is None or self.state != ACTIVE or self.game.decision is None:
+                    return
+                player = self.game.decision.player
+                if player not in self._bots:
+                    return
+                sequence = self.sequence
+                job = Job(
+                    level=self._bots[player],
+                    budget=budget,
+                    seats=tuple(self.seats),
+                    actions=tuple(self.game.actions),
+                    drawn=tuple(self._drawn),
+                    viewer=player,
+                    seed=seed_of(self.id, sequence),
+                )
+            try:
+                action = await loop.run_in_executor(self._runner.executor, think, job)
+                await self.submit(player, sequence, f"bot-{sequence}", action)
+            except ServiceError as error:
+                if error.reason == ServerReason.STALE_SEQUENCE:
+                    continue
+                self.bot_refusals += 1
+                log.error(
+                    "bot action refused",
+                    extra={"game": self.id, "colour": player, "reason": error.reason},
+                )
+                return
+            except RuntimeError:  # the executor was shut down: the server is stopping
+                return
+            except Exception:
+                self.bot_refusals += 1
+                log.exception("bot failed", extra={"game": self.id, "colour": player})
+                return
+            self.bot_moves += 1
+
+    def stop(self) -> None:
+        """Stop the bots and the clock (the server is shutting down)."""
+        self._stopped = True
+        self._stop_clock()
+        if self._bot_task is not None:
+            self._bot_task.cancel()
+        for task in list(self._tasks):
+            task.cancel()
+
+    def resume(self) -> None:
+        """Let bots and the clock run again after loading (the event loop is running)."""
+        self._schedule()
+
+
+def settings_proto(settings: dict[str, Any]) -> pb.GameSettings:
+    """The GameSettings message of stored settings."""
+    return pb.GameSettings(
+        display_name=settings.get("display_name", ""),
+        auto_start=bool(settings.get("auto_start")),
+        bots=[
+            pb.BotSeat(colour=convert.COLOUR[c], level=LEVEL[level])
+            for c, level in settings.get("bots", {}).items()
+        ],
+        turn_timeout_seconds=float(settings.get("turn_timeout_seconds") or 0),
+        timeout_bot=LEVEL.get(settings.get("timeout_bot") or "", pb.BOT_LEVEL_UNSPECIFIED),
+        leave_bot=LEVEL.get(settings.get("leave_bot") or "", pb.BOT_LEVEL_UNSPECIFIED),
+    )

@@ -12,6 +12,7 @@ from typing import Any
 
 from engine.playout import shuffled_stack
 from server.authority import Authority, Limits, hash_token
+from server.botseats import BotRunner
 from server.errors import ServerReason, ServiceError, invalid
 from server.fanout import End
 from server.store import Store, StoredGame
@@ -28,8 +29,11 @@ DEFAULT_PAGE = 50
 class Registry:
     """All games of this server."""
 
-    def __init__(self, store: Store, limits: Limits | None = None) -> None:
+    def __init__(
+        self, store: Store, limits: Limits | None = None, runner: BotRunner | None = None
+    ) -> None:
         self._store = store
+        self._runner = runner
         self._limits = limits or Limits()
         self._games: dict[str, Authority] = {}
         self._order: list[Authority] = []
@@ -38,8 +42,13 @@ class Registry:
     def load(self) -> int:
         """Rebuild every game from the store; returns how many there are."""
         for stored in self._store.load():
-            self._add(Authority(stored, self._store, self._limits, self._tokens))
+            self._add(Authority(stored, self._store, self._limits, self._tokens, self._runner))
         return len(self._order)
+
+    def resume(self) -> None:
+        """Let the bots and turn clocks of loaded games run (the event loop is running)."""
+        for game in self._order:
+            game.resume()
 
     def _add(self, game: Authority) -> None:
         self._games[game.id] = game
@@ -56,7 +65,7 @@ class Registry:
             settings=settings,
             created=time.time(),
         )
-        game = Authority(stored, self._store, self._limits, self._tokens)
+        game = Authority(stored, self._store, self._limits, self._tokens, self._runner)
         self._add(game)  # before the write, so the next ordinal is taken
         try:
             await self._store.create_game(stored)
@@ -65,6 +74,7 @@ class Registry:
             self._order.remove(game)
             raise
         log.info("game created", extra={"game": game.id, "seats": seats})
+        await game.start_bots_only()
         return game
 
     def find(self, name: str) -> Authority:
@@ -115,6 +125,7 @@ class Registry:
     def close(self, why: End) -> None:
         """End every watch."""
         for game in self._order:
+            game.stop()
             game.hub.close(why)
 
     def __len__(self) -> int:

@@ -16,6 +16,7 @@ from google.protobuf.message import DecodeError, Message
 
 from engine import ActionError, canonical
 from server import convert
+from server.botseats import LEVEL_NAME
 from server.errors import ServerReason, ServiceError, invalid, to_status
 from server.fanout import End
 from server.gen.tongiaki.v1 import game_pb2 as pb
@@ -29,6 +30,8 @@ SERVICE = "tongiaki.v1.GameService"
 
 MAX_TEXT = 100
 MAX_REQUEST_ID = 64
+#: Longest turn clock, in seconds (a day).
+MAX_TURN_TIMEOUT = 86400.0
 
 
 def _token(context: Any) -> str | None:
@@ -56,6 +59,42 @@ def _text(value: str, field: str) -> str:
     return value
 
 
+def _level(value: int, field: str, default: str | None) -> str | None:
+    if value == pb.BOT_LEVEL_UNSPECIFIED:
+        return default
+    name = LEVEL_NAME.get(value)
+    if name is None:
+        raise invalid(f"{field} is not a bot level", field=field)
+    return name
+
+
+def _bot_settings(settings: pb.GameSettings, seats: list[str]) -> dict[str, Any]:
+    """The stored form of the bot and clock settings (only those given)."""
+    out: dict[str, Any] = {}
+    bots: dict[str, str] = {}
+    for seat in settings.bots:
+        colour = _colour(seat.colour, "bots.colour")
+        if colour not in seats or colour in bots:
+            raise invalid("bots must name distinct seats of the game", field="bots")
+        level = _level(seat.level, "bots.level", "random")
+        assert level is not None
+        bots[colour] = level
+    if bots:
+        out["bots"] = bots
+    timeout = settings.turn_timeout_seconds
+    if not 0 <= timeout <= MAX_TURN_TIMEOUT:
+        raise invalid(
+            f"turn_timeout_seconds must be 0..{MAX_TURN_TIMEOUT}", field="turn_timeout_seconds"
+        )
+    if timeout:
+        out["turn_timeout_seconds"] = timeout
+    for field in ("timeout_bot", "leave_bot"):
+        level = _level(getattr(settings, field), field, None)
+        if level is not None:
+            out[field] = level
+    return out
+
+
 class GameService:
     """The RPCs; each decodes its request, calls the registry or a game, and encodes."""
 
@@ -70,6 +109,7 @@ class GameService:
         settings = {
             "display_name": _text(request.settings.display_name, "display_name"),
             "auto_start": request.settings.auto_start,
+            **_bot_settings(request.settings, seats),
         }
         game = await self.registry.create(seats, settings)
         return spb.CreateGameResponse(game=game.game_proto())

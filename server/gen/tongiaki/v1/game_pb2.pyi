@@ -197,6 +197,58 @@ TILE_PLACEMENT_RECOVER: TilePlacement.ValueType  # 3
 """Drawn to recover after R11 cleared islands (R11.3)."""
 Global___TilePlacement: _TypeAlias = TilePlacement  # noqa: Y015
 
+class _BotLevel:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _BotLevelEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BotLevel.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    BOT_LEVEL_UNSPECIFIED: _BotLevel.ValueType  # 0
+    """No bot."""
+    BOT_LEVEL_RANDOM: _BotLevel.ValueType  # 1
+    """Uniform over the options."""
+    BOT_LEVEL_GREEDY: _BotLevel.ValueType  # 2
+    """One turn ahead."""
+    BOT_LEVEL_STRONG: _BotLevel.ValueType  # 3
+    """Search over sampled stacks (the server sets its time budget)."""
+
+class BotLevel(_BotLevel, metaclass=_BotLevelEnumTypeWrapper):
+    """How well a server-side bot plays."""
+
+BOT_LEVEL_UNSPECIFIED: BotLevel.ValueType  # 0
+"""No bot."""
+BOT_LEVEL_RANDOM: BotLevel.ValueType  # 1
+"""Uniform over the options."""
+BOT_LEVEL_GREEDY: BotLevel.ValueType  # 2
+"""One turn ahead."""
+BOT_LEVEL_STRONG: BotLevel.ValueType  # 3
+"""Search over sampled stacks (the server sets its time budget)."""
+Global___BotLevel: _TypeAlias = BotLevel  # noqa: Y015
+
+class _TakeoverReason:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _TakeoverReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TakeoverReason.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    TAKEOVER_REASON_UNSPECIFIED: _TakeoverReason.ValueType  # 0
+    """No takeover."""
+    TAKEOVER_REASON_LEFT: _TakeoverReason.ValueType  # 1
+    """The player left the started game."""
+    TAKEOVER_REASON_TIMED_OUT: _TakeoverReason.ValueType  # 2
+    """The player's turn clock ran out."""
+
+class TakeoverReason(_TakeoverReason, metaclass=_TakeoverReasonEnumTypeWrapper):
+    """Why a bot took over a seat."""
+
+TAKEOVER_REASON_UNSPECIFIED: TakeoverReason.ValueType  # 0
+"""No takeover."""
+TAKEOVER_REASON_LEFT: TakeoverReason.ValueType  # 1
+"""The player left the started game."""
+TAKEOVER_REASON_TIMED_OUT: TakeoverReason.ValueType  # 2
+"""The player's turn clock ran out."""
+Global___TakeoverReason: _TypeAlias = TakeoverReason  # noqa: Y015
+
 @_typing.final
 class Hex(_message.Message):
     """A hex of the board in axial coordinates (R2): an island or any tile."""
@@ -1577,26 +1629,60 @@ class Seat(_message.Message):
     COLOUR_FIELD_NUMBER: _builtins.int
     OCCUPIED_FIELD_NUMBER: _builtins.int
     DISPLAY_NAME_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    TAKEOVER_FIELD_NUMBER: _builtins.int
     colour: Global___Colour.ValueType
     """The seat's colour."""
     occupied: _builtins.bool
     """Whether a player holds the seat."""
     display_name: _builtins.str
     """The player's display name, if one was given."""
+    bot: Global___BotLevel.ValueType
+    """The bot playing the seat; unspecified while a person holds it (or nobody)."""
+    takeover: Global___TakeoverReason.ValueType
+    """Why a bot took the seat over from a person; unspecified if it did not."""
     def __init__(
         self,
         *,
         colour: Global___Colour.ValueType = ...,
         occupied: _builtins.bool = ...,
         display_name: _builtins.str = ...,
+        bot: Global___BotLevel.ValueType = ...,
+        takeover: Global___TakeoverReason.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["colour", b"colour", "display_name", b"display_name", "occupied", b"occupied"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "colour", b"colour", "display_name", b"display_name", "occupied", b"occupied", "takeover", b"takeover"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Seat: _TypeAlias = Seat  # noqa: Y015
+
+@_typing.final
+class BotSeat(_message.Message):
+    """A seat played by a bot from the start."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    COLOUR_FIELD_NUMBER: _builtins.int
+    LEVEL_FIELD_NUMBER: _builtins.int
+    colour: Global___Colour.ValueType
+    """The seat."""
+    level: Global___BotLevel.ValueType
+    """The bot's level (unspecified: random)."""
+    def __init__(
+        self,
+        *,
+        colour: Global___Colour.ValueType = ...,
+        level: Global___BotLevel.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["colour", b"colour", "level", b"level"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BotSeat: _TypeAlias = BotSeat  # noqa: Y015
 
 @_typing.final
 class GameSettings(_message.Message):
@@ -1606,19 +1692,41 @@ class GameSettings(_message.Message):
 
     DISPLAY_NAME_FIELD_NUMBER: _builtins.int
     AUTO_START_FIELD_NUMBER: _builtins.int
+    BOTS_FIELD_NUMBER: _builtins.int
+    TURN_TIMEOUT_SECONDS_FIELD_NUMBER: _builtins.int
+    TIMEOUT_BOT_FIELD_NUMBER: _builtins.int
+    LEAVE_BOT_FIELD_NUMBER: _builtins.int
     display_name: _builtins.str
     """A name for lists; free text up to 100 characters."""
     auto_start: _builtins.bool
-    """Start the game as soon as every seat is taken."""
+    """Start the game as soon as every seat is taken (a game of bots only starts at once)."""
+    turn_timeout_seconds: _builtins.float
+    """Seconds a person may take for one decision; 0 is no clock. When it runs
+    out, a bot of `timeout_bot` level takes the seat over.
+    """
+    timeout_bot: Global___BotLevel.ValueType
+    """The level of the bot that takes over a timed-out seat (unspecified: random)."""
+    leave_bot: Global___BotLevel.ValueType
+    """If set, a bot of this level takes over a seat left in a started game;
+    unspecified leaves the seat open, as before.
+    """
+    @_builtins.property
+    def bots(self) -> _containers.RepeatedCompositeFieldContainer[Global___BotSeat]:
+        """Seats played by bots from the start; they count as taken."""
+
     def __init__(
         self,
         *,
         display_name: _builtins.str = ...,
         auto_start: _builtins.bool = ...,
+        bots: _abc.Iterable[Global___BotSeat] | None = ...,
+        turn_timeout_seconds: _builtins.float = ...,
+        timeout_bot: Global___BotLevel.ValueType = ...,
+        leave_bot: Global___BotLevel.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["auto_start", b"auto_start", "display_name", b"display_name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["auto_start", b"auto_start", "bots", b"bots", "display_name", b"display_name", "leave_bot", b"leave_bot", "timeout_bot", b"timeout_bot", "turn_timeout_seconds", b"turn_timeout_seconds"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1721,6 +1829,36 @@ class SeatLeft(_message.Message):
 Global___SeatLeft: _TypeAlias = SeatLeft  # noqa: Y015
 
 @_typing.final
+class SeatTakenOver(_message.Message):
+    """A bot took over a seat; its token (if any) stops working."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    COLOUR_FIELD_NUMBER: _builtins.int
+    LEVEL_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    colour: Global___Colour.ValueType
+    """The seat."""
+    level: Global___BotLevel.ValueType
+    """The bot's level."""
+    reason: Global___TakeoverReason.ValueType
+    """Why."""
+    def __init__(
+        self,
+        *,
+        colour: Global___Colour.ValueType = ...,
+        level: Global___BotLevel.ValueType = ...,
+        reason: Global___TakeoverReason.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["colour", b"colour", "level", b"level", "reason", b"reason"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatTakenOver: _TypeAlias = SeatTakenOver  # noqa: Y015
+
+@_typing.final
 class GameStarted(_message.Message):
     """The game started: the board and first decision follow."""
 
@@ -1795,6 +1933,7 @@ class LogEntry(_message.Message):
     SEAT_LEFT_FIELD_NUMBER: _builtins.int
     GAME_STARTED_FIELD_NUMBER: _builtins.int
     ACTION_APPLIED_FIELD_NUMBER: _builtins.int
+    SEAT_TAKEN_OVER_FIELD_NUMBER: _builtins.int
     sequence: _builtins.int
     """Position in the log."""
     @_builtins.property
@@ -1813,6 +1952,10 @@ class LogEntry(_message.Message):
     def action_applied(self) -> Global___ActionApplied:
         """An action was accepted."""
 
+    @_builtins.property
+    def seat_taken_over(self) -> Global___SeatTakenOver:
+        """A bot took over a seat."""
+
     def __init__(
         self,
         *,
@@ -1821,12 +1964,13 @@ class LogEntry(_message.Message):
         seat_left: Global___SeatLeft | None = ...,
         game_started: Global___GameStarted | None = ...,
         action_applied: Global___ActionApplied | None = ...,
+        seat_taken_over: Global___SeatTakenOver | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action_applied", b"action_applied", "change", b"change", "game_started", b"game_started", "seat_joined", b"seat_joined", "seat_left", b"seat_left"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action_applied", b"action_applied", "change", b"change", "game_started", b"game_started", "seat_joined", b"seat_joined", "seat_left", b"seat_left", "seat_taken_over", b"seat_taken_over"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_applied", b"action_applied", "change", b"change", "game_started", b"game_started", "seat_joined", b"seat_joined", "seat_left", b"seat_left", "sequence", b"sequence"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_applied", b"action_applied", "change", b"change", "game_started", b"game_started", "seat_joined", b"seat_joined", "seat_left", b"seat_left", "seat_taken_over", b"seat_taken_over", "sequence", b"sequence"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_change: _TypeAlias = _typing.Literal["seat_joined", "seat_left", "game_started", "action_applied"]  # noqa: Y015
+    _WhichOneofReturnType_change: _TypeAlias = _typing.Literal["seat_joined", "seat_left", "game_started", "action_applied", "seat_taken_over"]  # noqa: Y015
     _WhichOneofArgType_change: _TypeAlias = _typing.Literal["change", b"change"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_change) -> _WhichOneofReturnType_change | None: ...
 

@@ -335,6 +335,14 @@ class WatchGameResponse(_message.Message):
 
     SNAPSHOT_FIELD_NUMBER: _builtins.int
     ENTRIES_FIELD_NUMBER: _builtins.int
+    SEQUENCE_FIELD_NUMBER: _builtins.int
+    CAUGHT_UP_FIELD_NUMBER: _builtins.int
+    sequence: _builtins.int
+    """The game's sequence number when `caught_up` is set."""
+    caught_up: _builtins.bool
+    """Set on the first message of a watch resumed at the current sequence: there
+    was nothing to replay, the client is up to date (no snapshot, no entries).
+    """
     @_builtins.property
     def snapshot(self) -> _game_pb2.GameSnapshot:
         """The state first (or again when a resume was too old to replay)."""
@@ -348,10 +356,12 @@ class WatchGameResponse(_message.Message):
         *,
         snapshot: _game_pb2.GameSnapshot | None = ...,
         entries: _abc.Iterable[_game_pb2.LogEntry] | None = ...,
+        sequence: _builtins.int = ...,
+        caught_up: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["snapshot", b"snapshot"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["entries", b"entries", "snapshot", b"snapshot"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["caught_up", b"caught_up", "entries", b"entries", "sequence", b"sequence", "snapshot", b"snapshot"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -1,0 +1,96 @@
+"""Bots that play seats on the server: levels, settings and where they think.
+
+A bot sees what its seat sees: the seats, the accepted actions and the tiles
+drawn so far (those of every ``tile_placed`` event, in order), never the stack
+order. It thinks in an executor (threads by default, or processes), so the
+event loop keeps serving every other game while a strong bot searches.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import hashlib
+import multiprocessing
+from dataclasses import dataclass
+from typing import Any
+
+from bots import PublicRecord, make_bot
+from engine.playout import SplitMix64
+from server.gen.tongiaki.v1 import game_pb2 as pb
+
+#: Bot level name -> enum value, and back.
+LEVEL: dict[str, pb.BotLevel.ValueType] = {
+    "random": pb.BOT_LEVEL_RANDOM,
+    "greedy": pb.BOT_LEVEL_GREEDY,
+    "strong": pb.BOT_LEVEL_STRONG,
+}
+LEVEL_NAME: dict[int, str] = {v: k for k, v in LEVEL.items()}
+
+#: Takeover reason name -> enum value.
+REASON: dict[str, pb.TakeoverReason.ValueType] = {
+    "left": pb.TAKEOVER_REASON_LEFT,
+    "timed_out": pb.TAKEOVER_REASON_TIMED_OUT,
+}
+
+
+@dataclass(frozen=True)
+class BotConfig:
+    """How server-side bots think."""
+
+    #: CPU seconds per decision of a strong bot.
+    strong_budget: float = 1.0
+    #: Worker threads (or processes) thinking for bots.
+    workers: int = 2
+    #: Think in separate processes (spawned) instead of threads.
+    processes: bool = False
+
+
+def seed_of(game: str, sequence: int) -> int:
+    """The bot's random seed for the decision at ``sequence`` of ``game`` (reproducible)."""
+    digest = hashlib.sha256(f"{game}:{sequence}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+@dataclass(frozen=True)
+class Job:
+    """One decision for a bot: what its seat knows, and its level and seed."""
+
+    level: str
+    budget: float
+    seats: tuple[str, ...]
+    actions: tuple[Any, ...]
+    drawn: tuple[str, ...]
+    viewer: str
+    seed: int
+
+
+def think(job: Job) -> Any:
+    """The option the bot picks for ``job.viewer`` from the public record."""
+    record = PublicRecord(job.seats, job.actions, job.drawn, job.viewer)
+    settings: dict[str, float] = {"budget": job.budget} if job.level == "strong" else {}
+    return make_bot(job.level, **settings).choose(record, SplitMix64(job.seed))
+
+
+class BotRunner:
+    """The executor bots think in."""
+
+    def __init__(self, config: BotConfig) -> None:
+        self.config = config
+        self._executor: concurrent.futures.Executor
+        if config.processes:
+            self._executor = concurrent.futures.ProcessPoolExecutor(
+                config.workers, mp_context=multiprocessing.get_context("spawn")
+            )
+        else:
+            self._executor = concurrent.futures.ThreadPoolExecutor(
+                config.workers, thread_name_prefix="bot"
+            )
+
+    @property
+    def executor(self) -> concurrent.futures.Executor:
+        """Where :func:`think` runs."""
+        return self._executor
+
+    def close(self) -> None:
+        """Drop queued work; running decisions finish on their own."""
+        self._executor.shutdown(wait=False, cancel_futures=True)
