@@ -6,7 +6,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: help install run test pytest lint typecheck bench clean browser proto proto-lint serve load-bench
+.PHONY: help install run test pytest lint typecheck bench clean browser proto proto-lint serve load-bench i18n
 
 help:
 	@echo "make run        start the game server and the web client"
@@ -14,6 +14,7 @@ help:
 	@echo "make bench      run the benchmarks and print their figures"
 	@echo "make serve      start the game server alone (port 50051, data in ./data)"
 	@echo "make proto      regenerate server/gen from proto/ (after proto-lint)"
+	@echo "make i18n       extract, update, compile and export the web client's catalogs"
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +37,9 @@ browser:
 	@command -v chromium >/dev/null 2>&1 || { \
 		echo "installing Debian's chromium for the browser tests"; \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null; }
+	@fc-list 2>/dev/null | grep -qi 'Noto Sans CJK' || { \
+		echo "installing Noto CJK fonts for the Japanese screenshots"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk) >/dev/null; }
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
@@ -65,6 +69,19 @@ proto: proto-lint
 	sed -i 's/^from tongiaki\.v1 import/from server.gen.tongiaki.v1 import/' \
 		server/gen/tongiaki/v1/*.py server/gen/tongiaki/v1/*.pyi
 	touch server/gen/tongiaki/__init__.py server/gen/tongiaki/v1/__init__.py
+
+# Web client translations: the .po files are the source; the browser's JSON
+# (webclient/static/i18n) is exported from them and committed.
+I18N := webclient/translations
+
+i18n: $(STAMP)
+	$(VENV)/bin/pybabel extract -F webclient/babel.cfg -k t -k 'Np_:1,2' --no-location \
+		--sort-output --project Tongiaki --copyright-holder Tongiaki \
+		-o $(I18N)/messages.pot webclient
+	$(VENV)/bin/pybabel update -i $(I18N)/messages.pot -d $(I18N) --no-fuzzy-matching \
+		--ignore-obsolete --width 100
+	$(VENV)/bin/pybabel compile -d $(I18N) --statistics
+	$(PY) -m webclient.catalogs
 
 serve: $(STAMP)
 	$(PY) -m server

@@ -24,11 +24,16 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
+#: The cookie that keeps a chosen language.
+LANG_COOKIE = "lang"
+
+
 def _locale() -> str:
-    asked = request.args.get("lang")
+    """The page's language: ``?lang=``, else the kept choice, else the browser's."""
     known = i18n.locales()
-    if asked in known:
-        return asked
+    for asked in (request.args.get("lang"), request.cookies.get(LANG_COOKIE)):
+        if asked in known:
+            return asked
     best = request.accept_languages.best_match(known)
     return best or i18n.DEFAULT_LOCALE
 
@@ -57,7 +62,13 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         def gettext(msgid: str, **params: object) -> str:
             return i18n.translate(locale, msgid, **params)
 
-        return {"_": gettext, "locale": locale, "direction": i18n.direction(locale)}
+        languages = [(code, i18n.language_name(code)) for code in i18n.locales()]
+        return {
+            "_": gettext,
+            "locale": locale,
+            "direction": i18n.direction(locale),
+            "languages": languages,
+        }
 
     @app.get("/")
     def lobby() -> str:
@@ -67,8 +78,17 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     def game(game: str) -> str:
         return render_template("game.html", page="game", game=game)
 
+    @app.get("/how-to-play")
+    def howto() -> str:
+        return render_template("howto.html", page="howto", game="")
+
     @app.after_request
     def headers(response: Response) -> Response:
+        chosen = request.args.get("lang")
+        if chosen in i18n.locales():
+            response.set_cookie(
+                LANG_COOKIE, chosen, max_age=365 * 24 * 3600, samesite="Lax", httponly=True
+            )
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "same-origin")
         return response

@@ -1,4 +1,5 @@
-"""The browser client's static files: tile data, and a message for every visible string."""
+"""The browser client's static files and catalogs: tile data, a message for every
+visible string in every locale, complete catalogs and their exported JSON."""
 
 from __future__ import annotations
 
@@ -6,13 +7,30 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from server.errors import REASONS
 from server.gen.tongiaki.v1 import game_pb2
-from webclient import i18n
+from webclient import catalogs, i18n
 
 ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "webclient" / "static"
-CATALOG: dict[str, str] = json.loads((STATIC / "i18n" / "en.json").read_text(encoding="utf-8"))
+LOCALES = ["en", "fi", "he", "hu", "ja", "nl"]
+PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def entries(locale: str) -> dict[str, str | list[str]]:
+    """Message id -> text (or plural forms) of a locale's .po catalog, fuzzy ones included."""
+    found: dict[str, str | list[str]] = {}
+    for message in i18n.read_catalog(locale):
+        if message.id:
+            key = str(message.id[0] if isinstance(message.id, tuple) else message.id)
+            text = message.string
+            found[key] = [str(f) for f in text] if isinstance(text, tuple) else str(text)
+    return found
+
+
+ENGLISH = entries("en")
 
 
 def enum_names(enum: object, prefix: str) -> list[str]:
@@ -26,40 +44,104 @@ def test_the_browser_tiles_are_the_engine_tiles() -> None:
     assert (STATIC / "tiles.json").read_bytes() == bundled
 
 
+def test_every_locale_of_the_issue_has_a_catalog() -> None:
+    assert i18n.locales() == LOCALES
+
+
 def test_every_literal_message_id_in_scripts_and_templates_has_english_text() -> None:
     used: set[str] = set()
     for script in (STATIC / "js").glob("*.js"):
-        used |= set(re.findall(r"\bt\(\s*\"([a-z_.]+)\"", script.read_text(encoding="utf-8")))
+        used |= set(re.findall(r"\btn?\(\s*\"([a-z_.]+)\"", script.read_text(encoding="utf-8")))
     for template in (ROOT / "webclient" / "templates").glob("*.html"):
         used |= set(re.findall(r"_\(\"([a-z_.]+)\"\)", template.read_text(encoding="utf-8")))
     assert len(used) > 60
-    assert sorted(used - set(CATALOG)) == []
+    assert sorted(used - set(ENGLISH)) == []
 
 
-def test_message_ids_built_from_data_have_english_text() -> None:
+def data_ids() -> list[str]:
+    """Message ids the client builds from event kinds, reason codes, tiles and enums."""
     ids = [f"colour.{c}" for c in enum_names(game_pb2.Colour, "COLOUR_")]
     ids += [f"dir.{d}" for d in range(6)]
     for kind in enum_names(game_pb2.DecisionKind, "DECISION_KIND_"):
         ids += [f"decision.{kind}", f"hint.{kind}"]
     ids += [f"log.ships_placed.{w}" for w in enum_names(game_pb2.ShipPlacement, "SHIP_PLACEMENT_")]
     ids += [f"state.{s}" for s in enum_names(game_pb2.GameState, "GAME_STATE_")]
-    ids += [f"error.{reason}" for reason in REASONS]
-    ids += ["error.UPSTREAM_ERROR", "error.GATEWAY_UNREACHABLE"]
     tiles = json.loads((STATIC / "tiles.json").read_text(encoding="utf-8"))
     ids += [f"tile.{island['id']}" for island in tiles["islands"]]
     kinds = ["beach", "tonga", "single", "take", "island", "royal", "jetty", "end", "land"]
     ids += [f"target.{k}" for k in [*kinds, "settle", "land_none"]]
     ids += [f"connection.{s}" for s in ("connecting", "live", "reconnecting", "ended", "failed")]
-    assert [i for i in ids if i not in CATALOG] == []
+    return ids
 
 
-def test_the_translation_function_fills_placeholders_and_knows_directions() -> None:
+def event_ids() -> list[str]:
+    """One message per event kind and log entry kind (ships_placed has one per reason)."""
+    kinds = [f.name for f in game_pb2.Event.DESCRIPTOR.fields if f.name != "ships_placed"]
+    kinds += [f.name for f in game_pb2.LogEntry.DESCRIPTOR.fields if f.name != "sequence"]
+    return [f"log.{k}" for k in kinds if k != "action_applied"]
+
+
+def error_ids() -> list[str]:
+    """One message per reason code, and the gateway's own."""
+    return [f"error.{r}" for r in [*REASONS, "UPSTREAM_ERROR", "GATEWAY_UNREACHABLE", "unknown"]]
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_every_event_kind_error_reason_and_data_id_has_text_in_every_locale(locale: str) -> None:
+    messages = catalogs.export(locale)["messages"]
+    wanted = [*data_ids(), *event_ids(), *error_ids()]
+    assert len(wanted) > 100
+    assert [i for i in wanted if not messages.get(i)] == []
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_every_catalog_is_complete_with_the_placeholders_of_the_source(locale: str) -> None:
+    catalog = i18n.read_catalog(locale)
+    template = {m.id if isinstance(m.id, str) else m.id[0] for m in catalog if m.id}
+    assert template == set(ENGLISH)
+    fuzzy = [m.id for m in catalog if m.id and m.fuzzy]
+    assert fuzzy == []
+    assert list(catalog.obsolete) == []
+    nplurals = catalog.num_plurals
+    for key, text in entries(locale).items():
+        source = ENGLISH[key]
+        wanted = set(PLACEHOLDER.findall(" ".join(source) if isinstance(source, list) else source))
+        forms = text if isinstance(text, list) else [text]
+        assert isinstance(text, list) == isinstance(source, list), key
+        if isinstance(text, list):
+            assert len(forms) == nplurals, key
+        for form in forms:
+            assert form.strip(), f"{locale}: {key} is untranslated"
+            assert set(PLACEHOLDER.findall(form)) == wanted, f"{locale}: {key}: {form}"
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_committed_browser_catalogs_are_exported_from_the_po_files(locale: str) -> None:
+    committed = (STATIC / "i18n" / f"{locale}.json").read_text(encoding="utf-8")
+    assert committed == catalogs.render(locale)
+
+
+def test_plural_categories_map_to_the_catalogs_forms_by_cldr() -> None:
+    assert i18n.plural_categories("en") == {"one": 0, "other": 1}
+    assert i18n.plural_categories("nl") == {"one": 0, "other": 1}
+    assert i18n.plural_categories("fi") == {"one": 0, "other": 1}
+    assert i18n.plural_categories("he") == {"one": 0, "other": 1, "two": 1}
+    assert i18n.plural_categories("hu") == {"one": 0, "other": 0}
+    assert i18n.plural_categories("ja") == {"other": 0}
+
+
+def test_the_translation_function_fills_placeholders_and_plurals() -> None:
     assert i18n.translate("en", "status.waiting_for", player="red") == "Waiting for red"
+    assert i18n.translate("en", "log.landed", count=1, island="Fiji") == "1 ship lands on Fiji."
+    assert i18n.translate("en", "log.landed", count=3, island="Fiji") == "3 ships land on Fiji."
+    assert i18n.translate("nl", "board.points", count=1) == "1 punt"
+    assert i18n.translate("nl", "board.points", count=4) == "4 punten"
+    assert i18n.translate("hu", "board.points", count=4) == "4 pont"
     assert i18n.translate("xx", "app.title") == "Tongiaki"
     assert i18n.translate("en", "no.such.id") == "no.such.id"
     assert i18n.direction("he") == "rtl"
     assert i18n.direction("en") == "ltr"
-    assert i18n.locales() == ["en"]
+    assert i18n.language_name("hu") == "magyar"
 
 
 def test_layout_uses_logical_properties_and_the_board_is_never_mirrored() -> None:

@@ -7,7 +7,7 @@ import {
   SIZE, APOTHEM, centre, corners, towards, polar, tile, beachLayout, neighbour,
 } from "./geometry.js";
 import { el, shipPath, colourName, FILL } from "./ships.js";
-import { t } from "./i18n.js";
+import { t, td, tn } from "./i18n.js";
 import { tileName } from "./text.js";
 
 const hexOf = (h) => [h?.q ?? 0, h?.r ?? 0];
@@ -120,7 +120,7 @@ export class Board {
     const name = el("text", { x: c.x, y: c.y - 6, class: "island-name" }, g);
     name.textContent = tileName(id);
     const points = el("text", { x: c.x, y: c.y + 14, class: "island-points" }, g);
-    points.textContent = t("board.points", { points: info.points });
+    points.textContent = tn("board.points", info.points);
   }
 
   drawShips(entry) {
@@ -136,7 +136,7 @@ export class Board {
         "data-beach": `${q},${r},${entry.beach.index ?? 0}`,
       });
       const title = el("title", {}, ship);
-      title.textContent = t(`colour.${colour}`);
+      title.textContent = td(`colour.${colour}`);
     });
   }
 
@@ -153,7 +153,7 @@ export class Board {
     el("path", { d: "M-16,-12h32v9q0,16-16,21q-16,-5-16,-21z", fill: FILL[colour], class: "mask" }, g);
     shipPath(colour, 0, 0, 5, g, { class: "mask-mark" });
     const title = el("title", {}, g);
-    title.textContent = t("board.royal", { player: t(`colour.${colour}`) });
+    title.textContent = t("board.royal", { player: td(`colour.${colour}`) });
   }
 
   drawGroup(decision) {
@@ -223,7 +223,7 @@ export class Board {
       node.setAttribute("tabindex", "0");
       node.setAttribute("role", "button");
       const title = el("title", {}, node);
-      title.textContent = t(`target.${type}`);
+      title.textContent = td(`target.${type}`);
       node.addEventListener("click", (event) => {
         event.stopPropagation();
         this.onPick(key);

@@ -5,7 +5,7 @@ import { call, seats, profile, requestId } from "./api.js";
 import { Board } from "./board.js";
 import { Picker } from "./choices.js";
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { t, td } from "./i18n.js";
 import { colourName, swatch } from "./ships.js";
 import { tile } from "./geometry.js";
 import {
@@ -95,7 +95,7 @@ export class GamePage {
   setConnection(state) {
     const node = document.getElementById("connection");
     node.dataset.state = state;
-    node.textContent = t(`connection.${state}`);
+    node.textContent = td(`connection.${state}`);
   }
 
   onSnapshot(snapshot) {
@@ -323,7 +323,7 @@ export class GamePage {
     const offBoard = targets.filter((k) => k === "settle" || k === "land:none");
     const parts = [
       h("h2", {}, decisionPrompt(decision)),
-      h("p", { class: "muted" }, t(`hint.${String(decision.kind).replace(/^DECISION_KIND_/, "").toLowerCase()}`)),
+      h("p", { class: "muted" }, td(`hint.${String(decision.kind).replace(/^DECISION_KIND_/, "").toLowerCase()}`)),
     ];
     if (decision.kind === "DECISION_KIND_LAND") {
       const picked = picker.picks.filter((k) => k.startsWith("land:") && k !== "land:none")
@@ -335,7 +335,7 @@ export class GamePage {
     }
     for (const key of offBoard) {
       parts.push(h("button", { type: "button", testid: "target", "data-key": key, onclick: () => this.pick(key) },
-        t(`target.${key.replace(":", "_")}`)));
+        td(`target.${key.replace(":", "_")}`)));
     }
     if (left.length === 1) {
       parts.push(h("button", { type: "button", testid: "confirm", class: "primary", onclick: () => this.submit(left[0].action) },
@@ -351,7 +351,7 @@ export class GamePage {
         type: "button", class: "option", testid: "option", "data-index": o.index,
         onclick: () => this.submit(o.action),
       }, describeOption(o.action, view, decision))))),
-      left.length > shown.length ? h("p", { class: "muted" }, t("decision.more", { count: left.length - shown.length })) : null));
+      left.length > shown.length ? h("p", { class: "muted" }, tn("decision.more", left.length - shown.length)) : null));
     return h("section", { class: "card decision", testid: "decision", "data-kind": decision.kind }, ...parts);
   }
 

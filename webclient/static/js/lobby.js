@@ -2,11 +2,11 @@
 
 import { call, profile } from "./api.js";
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { t, td } from "./i18n.js";
 import { COLOURS, swatch } from "./ships.js";
 import { errorText } from "./text.js";
 
-const stateName = (s) => t(`state.${String(s).replace(/^GAME_STATE_/, "").toLowerCase()}`);
+const stateName = (s) => td(`state.${String(s).replace(/^GAME_STATE_/, "").toLowerCase()}`);
 
 export class LobbyPage {
   constructor(root) {
@@ -20,7 +20,7 @@ export class LobbyPage {
     });
     const picks = COLOURS.map((colour, i) => h("label", { class: "colour-pick" },
       h("input", { type: "checkbox", value: colour, checked: i % 2 === 0, testid: `seat-${colour}` }),
-      swatch(colour), t(`colour.${colour}`)));
+      swatch(colour), td(`colour.${colour}`)));
     const title = h("input", { id: "game-title", testid: "game-title", maxlength: "100" });
     const auto = h("input", { type: "checkbox", id: "auto-start", testid: "auto-start" });
     this.error = h("p", { class: "error", testid: "error", role: "alert" });
@@ -73,7 +73,7 @@ export class LobbyPage {
           h("a", { href: `/games/${id}`, testid: "game-link" }, game.settings?.display_name || id),
           " ",
           h("span", { class: "muted" }, stateName(game.state), " · ",
-            t("lobby.seats_taken", { taken, seats: (game.seats ?? []).length })),
+            tn("lobby.seats_taken", (game.seats ?? []).length, { taken })),
           h("span", { class: "swatches" }, ...(game.seats ?? []).map((s) =>
             swatch(String(s.colour).replace("COLOUR_", "").toLowerCase()))));
       }));

@@ -2,19 +2,19 @@
 // Every word comes from the catalog; events and errors are kinds, fields and
 // reason codes, never English from the server.
 
-import { t, has } from "./i18n.js";
+import { t, td, tn, has } from "./i18n.js";
 import { tile } from "./geometry.js";
 import { actOf } from "./choices.js";
 import { colourName } from "./ships.js";
 
-export const colour = (value) => t(`colour.${colourName(value)}`);
-export const direction = (dir) => t(`dir.${dir ?? 0}`);
+export const colour = (value) => td(`colour.${colourName(value)}`);
+export const direction = (dir) => td(`dir.${dir ?? 0}`);
 
 export function tileName(id) {
   const info = tile(id);
   if (!info) return id;
   if (info.kind === "sea") return t("tile.sea");
-  return has(`tile.${id}`) ? t(`tile.${id}`) : info.name;
+  return has(`tile.${id}`) ? td(`tile.${id}`) : info.name;
 }
 
 // The island at hex h in `view`, by name.
@@ -79,7 +79,9 @@ export function describeOption(option, view, decision) {
       );
       const back = leftOver(decision?.group ?? [], ships);
       const text = t("option.land", { arrangement: parts.join("; ") });
-      return back.length ? `${text} ${t("option.land_back", { ships: back.map(colour).join(", ") })}` : text;
+      if (!back.length) return text;
+      const returned = t("option.land_back", { ships: back.map(colour).join(", ") });
+      return `${text} ${returned}`;
     }
     case "place":
       return t("option.place", { island: islandAt(view, body.origin), direction: direction(body.dir) });
@@ -102,7 +104,7 @@ export function leftOver(group, ships) {
 
 export function decisionPrompt(decision) {
   const kind = String(decision.kind).replace(/^DECISION_KIND_/, "").toLowerCase();
-  return t(`decision.${kind}`);
+  return td(`decision.${kind}`);
 }
 
 function eventLine(event, view) {
@@ -112,18 +114,13 @@ function eventLine(event, view) {
     case "ships_placed": {
       const why = String(e.why).replace(/^SHIP_PLACEMENT_/, "").toLowerCase();
       const islands = [...new Set((e.beaches ?? []).map((b) => islandAt(view, b)))].join(", ");
-      return t(`log.ships_placed.${why}`, {
-        player: colour(e.player),
-        count: (e.beaches ?? []).length,
-        island: islands,
-      });
+      return tn(`log.ships_placed.${why}`, (e.beaches ?? []).length, { player: colour(e.player), island: islands });
     }
     case "ship_taken":
       return t("log.ship_taken", { player: colour(e.player), island: islandAt(view, e.beach) });
     case "emigrated":
-      return t("log.emigrated", {
+      return tn("log.emigrated", (e.group ?? []).length, {
         player: colour(e.player),
-        count: (e.group ?? []).length,
         island: islandAt(view, e.beach),
         direction: direction(e.dir),
       });
@@ -136,22 +133,24 @@ function eventLine(event, view) {
     case "bounced":
       return t("log.bounced", { owner: colour(e.owner), island: islandAt(view, e.at) });
     case "stranded":
-      return t("log.stranded", { count: (e.group ?? []).length });
+      return tn("log.stranded", (e.group ?? []).length);
     case "landed": {
-      const line = t("log.landed", { count: (e.ships ?? []).length, island: islandAt(view, e.island) });
+      const line = tn("log.landed", (e.ships ?? []).length, { island: islandAt(view, e.island) });
       const back = counted(e.returned);
-      return back ? `${line} ${t("log.returned", { ships: back })}` : line;
+      if (!back) return line;
+      const returned = t("log.returned", { ships: back });
+      return `${line} ${returned}`;
     }
     case "royal_founded":
       return t("log.royal_founded", { player: colour(e.player), island: tileName(e.tile) });
     case "settlement_started":
-      return t("log.settlement_started", { player: colour(e.player), count: e.returned ?? 0 });
+      return tn("log.settlement_started", e.returned ?? 0, { player: colour(e.player) });
     case "island_removed":
       return t("log.island_removed", { island: tileName(e.tile), ships: counted(e.returned) });
     case "turn_started":
       return t("log.turn_started", { player: colour(e.player) });
     case "turn_ended":
-      return null;
+      return t("log.turn_ended", { player: colour(e.player) });
     case "game_over":
       return t("log.game_over");
     default:
@@ -165,6 +164,7 @@ export function entryLines(entry, view) {
     return [t("log.seat_joined", { player: colour(entry.seat_joined.colour), name: entry.seat_joined.display_name || colour(entry.seat_joined.colour) })];
   }
   if (entry.seat_left) return [t("log.seat_left", { player: colour(entry.seat_left.colour) })];
+  if (entry.seat_taken_over) return [t("log.seat_taken_over", { player: colour(entry.seat_taken_over.colour) })];
   if (entry.game_started) return [t("log.game_started")];
   if (entry.action_applied) {
     return (entry.action_applied.events ?? []).map((e) => eventLine(e, view)).filter(Boolean);
@@ -174,5 +174,5 @@ export function entryLines(entry, view) {
 
 export function errorText(error) {
   const reason = error?.reason ?? "UPSTREAM_ERROR";
-  return has(`error.${reason}`) ? t(`error.${reason}`) : t("error.unknown", { reason });
+  return has(`error.${reason}`) ? td(`error.${reason}`) : t("error.unknown", { reason });
 }

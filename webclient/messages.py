@@ -1,0 +1,138 @@
+"""Message ids the client builds from data, and the messages with plural forms.
+
+Scripts and templates name most ids literally (``t("lobby.create")``,
+``_("app.title")``), and ``pybabel extract`` finds them there. The ids below
+are built from event kinds, reason codes, tile ids, colours and directions, or
+take a count (``tn(id, count)`` in the scripts); they are declared here so that
+extraction finds them too. ``N_`` marks a message, ``Np_`` a message with plural
+forms (its plural id is the id itself).
+"""
+
+from __future__ import annotations
+
+
+def N_(msgid: str) -> str:
+    """Mark ``msgid`` for extraction."""
+    return msgid
+
+
+def Np_(msgid: str, plural: str) -> str:
+    """Mark ``msgid`` as a message with plural forms for extraction."""
+    return msgid
+
+
+COLOURS = [
+    N_("colour.yellow"),
+    N_("colour.orange"),
+    N_("colour.red"),
+    N_("colour.green"),
+    N_("colour.blue"),
+    N_("colour.purple"),
+    N_("colour.unspecified"),
+]
+
+DIRECTIONS = [N_("dir.0"), N_("dir.1"), N_("dir.2"), N_("dir.3"), N_("dir.4"), N_("dir.5")]
+
+CONNECTION = [
+    N_("connection.connecting"),
+    N_("connection.live"),
+    N_("connection.reconnecting"),
+    N_("connection.ended"),
+    N_("connection.failed"),
+]
+
+DECISIONS = [
+    N_("decision.setup"),
+    N_("decision.turn"),
+    N_("decision.emigrate"),
+    N_("decision.land"),
+    N_("decision.place"),
+    N_("decision.settle_ship"),
+    N_("hint.setup"),
+    N_("hint.turn"),
+    N_("hint.emigrate"),
+    N_("hint.land"),
+    N_("hint.place"),
+    N_("hint.settle_ship"),
+]
+
+ERRORS = [
+    N_("error.GAME_ALREADY_STARTED"),
+    N_("error.GAME_FULL"),
+    N_("error.GAME_NOT_FINISHED"),
+    N_("error.GAME_NOT_FOUND"),
+    N_("error.GAME_NOT_STARTED"),
+    N_("error.GAME_OVER"),
+    N_("error.GATEWAY_UNREACHABLE"),
+    N_("error.ILLEGAL_ACTION"),
+    N_("error.INVALID_RECORD"),
+    N_("error.INVALID_REQUEST"),
+    N_("error.MALFORMED_ACTION"),
+    N_("error.NOT_YOUR_TURN"),
+    N_("error.NO_SUCH_SEAT"),
+    N_("error.SEATS_OPEN"),
+    N_("error.SEAT_TAKEN"),
+    N_("error.SEQUENCE_OUT_OF_RANGE"),
+    N_("error.SHUTTING_DOWN"),
+    N_("error.STALE_SEQUENCE"),
+    N_("error.TOKEN_INVALID"),
+    N_("error.TOKEN_MISSING"),
+    N_("error.TOKEN_WRONG_GAME"),
+    N_("error.UNKNOWN_PLAYER"),
+    N_("error.UPSTREAM_ERROR"),
+    N_("error.WATCH_LAGGING"),
+]
+
+EVENTS = [
+    N_("log.ships_placed.settle"),
+    N_("log.ships_placed.setup"),
+    N_("log.ships_placed.single"),
+    Np_("log.ships_placed.expand", "log.ships_placed.expand"),
+    Np_("log.ships_placed.tonga", "log.ships_placed.tonga"),
+    Np_("log.ships_placed.unspecified", "log.ships_placed.unspecified"),
+    Np_("log.emigrated", "log.emigrated"),
+    Np_("log.landed", "log.landed"),
+    Np_("log.settlement_started", "log.settlement_started"),
+    Np_("log.stranded", "log.stranded"),
+]
+
+COUNTED = [
+    Np_("board.points", "board.points"),
+    Np_("decision.more", "decision.more"),
+    Np_("lobby.seats_taken", "lobby.seats_taken"),
+]
+
+STATES = [N_("state.open"), N_("state.active"), N_("state.finished"), N_("state.unspecified")]
+
+TARGETS = [
+    N_("target.beach"),
+    N_("target.end"),
+    N_("target.island"),
+    N_("target.jetty"),
+    N_("target.land"),
+    N_("target.land_none"),
+    N_("target.royal"),
+    N_("target.settle"),
+    N_("target.single"),
+    N_("target.take"),
+    N_("target.tonga"),
+]
+
+TILES = [
+    N_("tile.fiji"),
+    N_("tile.hawaii"),
+    N_("tile.hiva-oa"),
+    N_("tile.mangareva"),
+    N_("tile.muroroa"),
+    N_("tile.nauru"),
+    N_("tile.oahu"),
+    N_("tile.rapa-nui"),
+    N_("tile.rarotonga"),
+    N_("tile.samoa"),
+    N_("tile.tahiti"),
+    N_("tile.tokelau"),
+    N_("tile.tonga"),
+    N_("tile.tuamotu"),
+    N_("tile.tubuai"),
+    N_("tile.tuvalu"),
+]
