@@ -14,6 +14,7 @@ from google.rpc import error_details_pb2, status_pb2
 
 from server.app import Config, RunningServer, start
 from server.authority import Limits
+from server.botseats import BotConfig
 from server.gen.tongiaki.v1 import game_pb2 as pb
 from server.gen.tongiaki.v1 import game_service_pb2 as spb
 from server.gen.tongiaki.v1 import game_service_pb2_grpc as rpc
@@ -33,9 +34,18 @@ COLOURS = [
 async def running(
     data: Path,
     limits: Limits | None = None,
+    bots: BotConfig | None = None,
 ) -> AsyncIterator[tuple[RunningServer, Stub, grpc.aio.Channel]]:
     """A server on 127.0.0.1 and a free port, with a channel and stub to it."""
-    server = await start(Config(host="127.0.0.1", port=0, data_dir=data, limits=limits or Limits()))
+    server = await start(
+        Config(
+            host="127.0.0.1",
+            port=0,
+            data_dir=data,
+            limits=limits or Limits(),
+            bots=bots or BotConfig(strong_budget=0.05),
+        )
+    )
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
     try:
         yield server, Stub(channel), channel
