@@ -8,8 +8,18 @@ const staticBase = body.dataset.static;
 
 await Promise.all([loadCatalog(staticBase, body.dataset.locale), loadTiles(`${staticBase}tiles.json`)]);
 
+// The language switch applies at once; its button is for pages without scripts.
+const lang = document.querySelector("[data-testid=lang-form]");
+if (lang) {
+  lang.querySelector("[data-testid=lang-apply]").hidden = true;
+  lang.querySelector("select").addEventListener("change", () => lang.submit());
+}
+
 const root = document.getElementById("app");
-if (body.dataset.page === "game") {
+if (body.dataset.page === "howto") {
+  const { HowToPage } = await import("./howto.js");
+  new HowToPage(root).start();
+} else if (body.dataset.page === "game") {
   const { GamePage } = await import("./game.js");
   new GamePage(root, body.dataset.game).start();
 } else {

@@ -1,0 +1,179 @@
+"""Every locale in Chromium: lobby, a game in progress, the ranking and the "How to play"
+page, with screenshots under test-artifacts/webclient/locales; right to left for Hebrew
+with the board kept as a map; plural forms as the browser's CLDR rules pick them."""
+
+from __future__ import annotations
+
+import gettext
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from tests.webclient.conftest import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, Api, Running
+from webclient import catalogs, i18n
+
+LOCALES = ["en", "hu", "nl", "fi", "he", "ja"]
+SHOTS = ARTIFACTS / "locales"
+MESSAGE_ID = re.compile(r"^[a-z_]+(?:\.[A-Za-z_-]+)+$")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's Chromium, headless."""
+    assert Path(CHROMIUM).exists(), "Debian's chromium is needed: make browser"
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="module")
+def games(gateway: Running) -> dict[str, str]:
+    """A game some way in and a finished one, both played through the API."""
+    api = Api(gateway.url)
+    running, tokens = api.seated_game(["red", "blue", "green"])
+    api.play(running, tokens, steps=24, seed=3)
+    finished, tokens = api.seated_game(["yellow", "purple"])
+    api.play(finished, tokens, seed=5)
+    return {"running": running, "finished": finished}
+
+
+def page_in(browser: Browser, locale: str) -> Page:
+    """A page of a browser whose language is ``locale`` (Accept-Language and navigator)."""
+    context = browser.new_context(
+        locale=locale,
+        extra_http_headers={"Accept-Language": f"{locale},en;q=0.5"},
+        viewport={"width": 1280, "height": 860},
+    )
+    return context.new_page()
+
+
+def text(locale: str, msgid: str) -> str:
+    """The catalog text of ``msgid`` (first form of a plural)."""
+    value = catalogs.export(locale)["messages"][msgid]
+    return value if isinstance(value, str) else value[0]
+
+
+def centre_x(page: Page, selector: str) -> float:
+    """The horizontal centre of the first element matching ``selector``, in page pixels."""
+    box = page.locator(selector).first.bounding_box()
+    assert box is not None, selector
+    return box["x"] + box["width"] / 2
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_each_locale_shows_lobby_game_and_ranking_in_its_language(
+    browser: Browser, gateway: Running, games: dict[str, str], locale: str
+) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page = page_in(browser, locale)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        page.goto(f"{gateway.url}/")
+        page.get_by_test_id("create-game").wait_for()
+        assert page.get_attribute("html", "lang") == locale
+        assert page.get_attribute("html", "dir") == i18n.direction(locale)
+        assert page.get_by_test_id("create-game").inner_text() == text(locale, "lobby.create_button")
+        page.screenshot(path=str(SHOTS / f"{locale}-lobby.png"))
+
+        page.goto(f"{gateway.url}/games/{games['running']}")
+        page.locator("[data-testid=log] li").first.wait_for(state="attached")
+        page.locator("[data-testid=board] [data-testid=tile]").first.wait_for()
+        lines = page.locator("[data-testid=log] li").all_inner_texts()
+        assert len(lines) > 5
+        assert [line for line in lines if MESSAGE_ID.match(line.strip())] == []
+        assert text(locale, "log.game_started") in lines
+        page.screenshot(path=str(SHOTS / f"{locale}-game.png"))
+
+        page.goto(f"{gateway.url}/games/{games['finished']}")
+        page.get_by_test_id("ranking").wait_for()
+        assert text(locale, "ranking.title") in page.get_by_test_id("ranking").inner_text()
+        page.screenshot(path=str(SHOTS / f"{locale}-ranking.png"), full_page=True)
+
+        page.goto(f"{gateway.url}/how-to-play")
+        page.wait_for_function("document.body.dataset.ready === '1'")
+        assert page.locator("h1").inner_text() == text(locale, "howto.title")
+        assert page.locator("[data-testid=diagram-start] [data-testid=tile]").count() == 1
+        assert page.locator("[data-testid=diagram-voyage] [data-testid=tile]").count() == 3
+        assert page.locator("[data-testid=diagram-voyage] [data-testid=ship]").count() == 5
+        page.screenshot(path=str(SHOTS / f"{locale}-howto.png"), full_page=True)
+    finally:
+        page.context.close()
+    assert errors == []
+
+
+def test_hebrew_mirrors_the_page_but_not_the_board(
+    browser: Browser, gateway: Running, games: dict[str, str]
+) -> None:
+    sides: dict[str, tuple[bool, bool]] = {}
+    for locale in ("en", "he"):
+        page = page_in(browser, locale)
+        try:
+            page.goto(f"{gateway.url}/games/{games['running']}")
+            page.locator("[data-testid=board] [data-testid=tile]").first.wait_for()
+            assert page.evaluate("getComputedStyle(document.body).direction") == (
+                "rtl" if locale == "he" else "ltr"
+            )
+            svg = "document.querySelector('[data-testid=board]')"
+            assert page.evaluate(f"getComputedStyle({svg}).direction") == "ltr"
+            assert page.evaluate(f"getComputedStyle({svg}).transform") == "none"
+            # Tonga lies at (0, 0); every tile east of it (q > 0) is drawn to its right.
+            tonga = centre_x(page, "[data-testid=board] [data-hex='0,0']")
+            east = page.evaluate(
+                "[...document.querySelectorAll('[data-testid=board] [data-testid=tile]')]"
+                ".map((n) => n.dataset.hex).filter((h) => Number(h.split(',')[0]) > 0)"
+            )
+            assert east, "the game has no tile east of Tonga yet"
+            board_kept = all(
+                centre_x(page, f"[data-testid=board] [data-hex='{h}']") > tonga for h in east
+            )
+            brand_first = centre_x(page, "[data-testid=home]") < centre_x(
+                page, "[data-testid=lang-form]"
+            )
+            sides[locale] = (board_kept, brand_first)
+        finally:
+            page.context.close()
+    assert sides["en"] == (True, True)
+    assert sides["he"] == (True, False)
+
+
+def test_the_language_switch_changes_and_keeps_the_language(
+    browser: Browser, gateway: Running
+) -> None:
+    page = page_in(browser, "en")
+    try:
+        page.goto(f"{gateway.url}/")
+        page.get_by_test_id("create-game").wait_for()
+        with page.expect_navigation():
+            page.get_by_test_id("lang").select_option("ja")
+        page.get_by_test_id("create-game").wait_for()
+        assert page.get_attribute("html", "lang") == "ja"
+        page.goto(f"{gateway.url}/how-to-play")
+        assert page.get_attribute("html", "lang") == "ja"
+        assert page.locator("h1").inner_text() == text("ja", "howto.title")
+    finally:
+        page.context.close()
+
+
+def test_the_browsers_plural_rules_pick_the_catalogs_forms(
+    browser: Browser, gateway: Running
+) -> None:
+    page = page_in(browser, "en")
+    try:
+        page.goto(f"{gateway.url}/")
+        for locale in LOCALES:
+            exported = catalogs.export(locale)
+            form = gettext.c2py(i18n.read_catalog(locale).plural_expr)
+            picked = page.evaluate(
+                "([locale, plural]) => { const rules = new Intl.PluralRules(locale);"
+                " return [...Array(201).keys()].map((n) => plural[rules.select(n)]"
+                " ?? plural.other); }",
+                [locale, exported["plural"]],
+            )
+            assert picked == [form(n) for n in range(201)], locale
+    finally:
+        page.context.close()
