@@ -5,7 +5,7 @@ import { call, seats, profile, requestId } from "./api.js";
 import { Board } from "./board.js";
 import { Picker } from "./choices.js";
 import { h } from "./dom.js";
-import { t, td } from "./i18n.js";
+import { t, td, tn } from "./i18n.js";
 import { colourName, swatch } from "./ships.js";
 import { tile } from "./geometry.js";
 import {

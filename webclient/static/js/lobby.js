@@ -2,7 +2,7 @@
 
 import { call, profile } from "./api.js";
 import { h } from "./dom.js";
-import { t, td } from "./i18n.js";
+import { t, td, tn } from "./i18n.js";
 import { COLOURS, swatch } from "./ships.js";
 import { errorText } from "./text.js";
 
