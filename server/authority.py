@@ -22,7 +22,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from engine import ActionError, Game
 from server import convert
-from server.botseats import LEVEL, REASON, BotRunner, Job, seed_of, think
+from server.botseats import LEVEL, REASON, BotRunner, Job, seed_of, think, turn_decisions
 from server.errors import ServerReason, ServiceError
 from server.fanout import End, Hub, Watcher
 from server.gen.tongiaki.v1 import game_pb2 as pb
@@ -423,6 +423,12 @@ class Authority:
             if self._bot_task is None or self._bot_task.done():
                 self._bot_task = asyncio.ensure_future(self._play_bots())
             return
+        assert self.game is not None
+        most = int(self.settings.get("max_turn_decisions") or 0)
+        if most and turn_decisions(self.game.actions, self.game.decision_kind) >= most:
+            self._stop_clock()
+            self._take_over(self.sequence, player, "turn_too_long")
+            return
         timeout = float(self.settings.get("turn_timeout_seconds") or 0)
         if timeout > 0 and self._timer_at != self.sequence:
             self._stop_clock()
@@ -439,6 +445,12 @@ class Authority:
 
     def _time_out(self, sequence: int, player: str) -> None:
         """The clock of ``player``'s decision at ``sequence`` ran out: a bot takes the seat."""
+        self._timer = None
+        self._timer_at = -1
+        self._take_over(sequence, player, "timed_out")
+
+    def _take_over(self, sequence: int, player: str, reason: str) -> None:
+        """Let a bot take ``player``'s seat if its decision at ``sequence`` is still pending."""
 
         async def change() -> None:
             if self._stopped or self.sequence != sequence or self.state != ACTIVE:
@@ -447,13 +459,9 @@ class Authority:
             if decision is None or decision.player != player or player in self._bots:
                 return
             level = self.settings.get("timeout_bot") or "random"
-            await self._append(
-                "takeover", {"colour": player, "level": level, "reason": "timed_out"}
-            )
-            log.info("seat timed out", extra={"game": self.id, "colour": player})
+            await self._append("takeover", {"colour": player, "level": level, "reason": reason})
+            log.info("seat taken over", extra={"game": self.id, "colour": player, "why": reason})
 
-        self._timer = None
-        self._timer_at = -1
         task = asyncio.ensure_future(self._exclusive(change))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -526,4 +534,5 @@ def settings_proto(settings: dict[str, Any]) -> pb.GameSettings:
         turn_timeout_seconds=float(settings.get("turn_timeout_seconds") or 0),
         timeout_bot=LEVEL.get(settings.get("timeout_bot") or "", pb.BOT_LEVEL_UNSPECIFIED),
         leave_bot=LEVEL.get(settings.get("leave_bot") or "", pb.BOT_LEVEL_UNSPECIFIED),
+        max_turn_decisions=int(settings.get("max_turn_decisions") or 0),
     )

@@ -30,7 +30,23 @@ LEVEL_NAME: dict[int, str] = {v: k for k, v in LEVEL.items()}
 REASON: dict[str, pb.TakeoverReason.ValueType] = {
     "left": pb.TAKEOVER_REASON_LEFT,
     "timed_out": pb.TAKEOVER_REASON_TIMED_OUT,
+    "turn_too_long": pb.TAKEOVER_REASON_TURN_TOO_LONG,
 }
+
+#: Acts that begin a turn; every decision after one, until the next, belongs to its turn.
+TURN_ACTS = frozenset({"setup", "expand", "royal", "settle", "tonga", "single"})
+
+
+def turn_decisions(actions: list[Any], kind: str | None) -> int:
+    """Decisions taken so far in the current turn (0 when a new turn is pending)."""
+    if kind in (None, "turn", "setup"):
+        return 0
+    taken = 0
+    for action in reversed(actions):
+        taken += 1
+        if action["act"] in TURN_ACTS:
+            break
+    return taken
 
 
 @dataclass(frozen=True)

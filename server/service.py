@@ -88,6 +88,10 @@ def _bot_settings(settings: pb.GameSettings, seats: list[str]) -> dict[str, Any]
         )
     if timeout:
         out["turn_timeout_seconds"] = timeout
+    if settings.max_turn_decisions < 0:
+        raise invalid("max_turn_decisions must not be negative", field="max_turn_decisions")
+    if settings.max_turn_decisions:
+        out["max_turn_decisions"] = settings.max_turn_decisions
     for field in ("timeout_bot", "leave_bot"):
         level = _level(getattr(settings, field), field, None)
         if level is not None:

@@ -17,6 +17,7 @@ from server_harness import (
     Seen,
     Stub,
     auth,
+    error_info,
     new_game,
     play_seat,
     random_chooser,
@@ -375,3 +376,70 @@ def test_port_file(tmp_path: Path) -> None:
     lines = [json.loads(line) for line in (out + err).splitlines() if line.startswith("{")]
     listening = [line for line in lines if line.get("message", line.get("msg")) == "listening"]
     assert listening and listening[0]["port"] == port
+
+
+def test_a_turn_too_long_is_taken_over(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with running(tmp_path, WHOLE_LOG) as (server, stub, _channel):
+            # One decision per turn at most: the first follow-up decision is a bot's.
+            settings = bot_settings(
+                pb.BOT_LEVEL_UNSPECIFIED, pb.BOT_LEVEL_RANDOM, max_turn_decisions=1
+            )
+            del settings.bots[0]
+            settings.timeout_bot = pb.BOT_LEVEL_GREEDY
+            created = await stub.CreateGame(
+                spb.CreateGameRequest(seats=[YELLOW, ORANGE], settings=settings)
+            )
+            name = created.game.name
+            token = (await stub.JoinGame(spb.JoinGameRequest(name=name))).seat_token
+            await stub.StartGame(spb.StartGameRequest(name=name), metadata=auth(token))
+            rng = random.Random(11)
+            refusals: list[str] = []
+
+            async def yellow_plays() -> None:
+                seen = Seen()
+                async for message in stub.WatchGame(spb.WatchGameRequest(name=name)):
+                    seen.take(message)
+                    if seen.decision is None or seen.decision.player != YELLOW:
+                        continue
+                    try:
+                        await stub.SubmitAction(
+                            spb.SubmitActionRequest(
+                                name=name,
+                                sequence=seen.sequence,
+                                request_id=f"y{seen.sequence}",
+                                action=rng.choice(list(seen.decision.options)),
+                            ),
+                            metadata=auth(token),
+                        )
+                    except grpc.aio.AioRpcError as error:
+                        refusals.append(error_info(error)[1])
+
+            await asyncio.wait_for(yellow_plays(), 60)
+            # Racing the takeover, yellow may have been told its decision was stale or
+            # its token gone; nothing else.
+            assert set(refusals) <= {"STALE_SEQUENCE", "TOKEN_INVALID"}
+            entries = await whole_log(stub, name)
+            offered_only(entries)
+            kinds = [e.WhichOneof("change") for e in entries]
+            assert kinds.count("seat_taken_over") == 1
+            at = kinds.index("seat_taken_over")
+            assert entries[at].seat_taken_over == pb.SeatTakenOver(
+                colour=YELLOW, level=pb.BOT_LEVEL_GREEDY, reason=pb.TAKEOVER_REASON_TURN_TOO_LONG
+            )
+            # It happened at yellow's first follow-up decision, and only then.
+            before = entries[at - 1].action_applied
+            assert before.player == YELLOW and before.decision.player == YELLOW
+            assert before.decision.kind not in (pb.DECISION_KIND_SETUP, pb.DECISION_KIND_TURN)
+            for entry in entries[: at - 1]:
+                if entry.HasField("action_applied") and entry.action_applied.player == YELLOW:
+                    decision = entry.action_applied.decision
+                    follow_up = decision.kind not in (
+                        pb.DECISION_KIND_SETUP,
+                        pb.DECISION_KIND_TURN,
+                    )
+                    assert not (decision.player == YELLOW and follow_up)
+            assert server.registry.find(name).bot_refusals == 0
+            await replays_to_the_same_end(stub, name)
+
+    asyncio.run(main())

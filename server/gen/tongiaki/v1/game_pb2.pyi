@@ -237,6 +237,8 @@ class _TakeoverReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Takeov
     """The player left the started game."""
     TAKEOVER_REASON_TIMED_OUT: _TakeoverReason.ValueType  # 2
     """The player's turn clock ran out."""
+    TAKEOVER_REASON_TURN_TOO_LONG: _TakeoverReason.ValueType  # 3
+    """The player's turn went on for more than `max_turn_decisions` decisions."""
 
 class TakeoverReason(_TakeoverReason, metaclass=_TakeoverReasonEnumTypeWrapper):
     """Why a bot took over a seat."""
@@ -247,6 +249,8 @@ TAKEOVER_REASON_LEFT: TakeoverReason.ValueType  # 1
 """The player left the started game."""
 TAKEOVER_REASON_TIMED_OUT: TakeoverReason.ValueType  # 2
 """The player's turn clock ran out."""
+TAKEOVER_REASON_TURN_TOO_LONG: TakeoverReason.ValueType  # 3
+"""The player's turn went on for more than `max_turn_decisions` decisions."""
 Global___TakeoverReason: _TypeAlias = TakeoverReason  # noqa: Y015
 
 @_typing.final
@@ -1696,6 +1700,7 @@ class GameSettings(_message.Message):
     TURN_TIMEOUT_SECONDS_FIELD_NUMBER: _builtins.int
     TIMEOUT_BOT_FIELD_NUMBER: _builtins.int
     LEAVE_BOT_FIELD_NUMBER: _builtins.int
+    MAX_TURN_DECISIONS_FIELD_NUMBER: _builtins.int
     display_name: _builtins.str
     """A name for lists; free text up to 100 characters."""
     auto_start: _builtins.bool
@@ -1705,10 +1710,17 @@ class GameSettings(_message.Message):
     out, a bot of `timeout_bot` level takes the seat over.
     """
     timeout_bot: Global___BotLevel.ValueType
-    """The level of the bot that takes over a timed-out seat (unspecified: random)."""
+    """The level of the bot that takes over a seat whose clock ran out or whose
+    turn went on too long (unspecified: random).
+    """
     leave_bot: Global___BotLevel.ValueType
     """If set, a bot of this level takes over a seat left in a started game;
     unspecified leaves the seat open, as before.
+    """
+    max_turn_decisions: _builtins.int
+    """Most decisions a person may take in one turn (R11 lets a chain reaction
+    walk on at length); when one more is pending, a bot of `timeout_bot` level
+    takes the seat over. 0 is no limit.
     """
     @_builtins.property
     def bots(self) -> _containers.RepeatedCompositeFieldContainer[Global___BotSeat]:
@@ -1723,10 +1735,11 @@ class GameSettings(_message.Message):
         turn_timeout_seconds: _builtins.float = ...,
         timeout_bot: Global___BotLevel.ValueType = ...,
         leave_bot: Global___BotLevel.ValueType = ...,
+        max_turn_decisions: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["auto_start", b"auto_start", "bots", b"bots", "display_name", b"display_name", "leave_bot", b"leave_bot", "timeout_bot", b"timeout_bot", "turn_timeout_seconds", b"turn_timeout_seconds"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["auto_start", b"auto_start", "bots", b"bots", "display_name", b"display_name", "leave_bot", b"leave_bot", "max_turn_decisions", b"max_turn_decisions", "timeout_bot", b"timeout_bot", "turn_timeout_seconds", b"turn_timeout_seconds"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
