@@ -80,6 +80,7 @@ def test_each_locale_shows_lobby_game_and_ranking_in_its_language(
         assert page.get_by_test_id("create-game").inner_text() == text(
             locale, "lobby.create_button"
         )
+        page.locator(f"[data-testid=game-link][href='/games/{games['finished']}']").wait_for()
         page.screenshot(path=str(SHOTS / f"{locale}-lobby.png"))
 
         page.goto(f"{gateway.url}/games/{games['running']}")
