@@ -1638,7 +1638,7 @@ class Seat(_message.Message):
     colour: Global___Colour.ValueType
     """The seat's colour."""
     occupied: _builtins.bool
-    """Whether a player holds the seat."""
+    """Whether a player or a bot holds the seat."""
     display_name: _builtins.str
     """The player's display name, if one was given."""
     bot: Global___BotLevel.ValueType

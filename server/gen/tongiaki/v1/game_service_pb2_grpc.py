@@ -87,7 +87,7 @@ class GameServiceServicer:
     """
 
     def CreateGame(self, request, context):
-        """Creates a game with 2 to 6 open seats.
+        """Creates a game with 2 to 6 seats, open or played by bots (`GameSettings.bots`).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -136,7 +136,8 @@ class GameServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def LeaveGame(self, request, context):
-        """Gives up the caller's seat; the token stops working and the seat is open again.
+        """Gives up the caller's seat; the token stops working and the seat is open again
+        (in a started game with `GameSettings.leave_bot`, a bot takes it over instead).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -40,7 +40,7 @@ class GameServiceStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> GameServiceAsyncStub: ...
     CreateGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.CreateGameRequest, _game_service_pb2.CreateGameResponse]
-    """Creates a game with 2 to 6 open seats."""
+    """Creates a game with 2 to 6 seats, open or played by bots (`GameSettings.bots`)."""
     JoinGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.JoinGameRequest, _game_service_pb2.JoinGameResponse]
     """Takes an open seat; the response holds the seat's secret token."""
     StartGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.StartGameRequest, _game_service_pb2.StartGameResponse]
@@ -54,7 +54,9 @@ class GameServiceStub:
     ListGames: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ListGamesRequest, _game_service_pb2.ListGamesResponse]
     """Lists games, oldest first, one page at a time."""
     LeaveGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.LeaveGameRequest, _game_service_pb2.LeaveGameResponse]
-    """Gives up the caller's seat; the token stops working and the seat is open again."""
+    """Gives up the caller's seat; the token stops working and the seat is open again
+    (in a started game with `GameSettings.leave_bot`, a bot takes it over instead).
+    """
     GetGameRecord: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.GetGameRecordRequest, _game_service_pb2.GetGameRecordResponse]
     """The record of a finished game, stack included."""
 
@@ -64,7 +66,7 @@ class GameServiceAsyncStub(GameServiceStub):
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     CreateGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.CreateGameRequest, _game_service_pb2.CreateGameResponse]  # type: ignore[assignment]
-    """Creates a game with 2 to 6 open seats."""
+    """Creates a game with 2 to 6 seats, open or played by bots (`GameSettings.bots`)."""
     JoinGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.JoinGameRequest, _game_service_pb2.JoinGameResponse]  # type: ignore[assignment]
     """Takes an open seat; the response holds the seat's secret token."""
     StartGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.StartGameRequest, _game_service_pb2.StartGameResponse]  # type: ignore[assignment]
@@ -78,7 +80,9 @@ class GameServiceAsyncStub(GameServiceStub):
     ListGames: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ListGamesRequest, _game_service_pb2.ListGamesResponse]  # type: ignore[assignment]
     """Lists games, oldest first, one page at a time."""
     LeaveGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.LeaveGameRequest, _game_service_pb2.LeaveGameResponse]  # type: ignore[assignment]
-    """Gives up the caller's seat; the token stops working and the seat is open again."""
+    """Gives up the caller's seat; the token stops working and the seat is open again
+    (in a started game with `GameSettings.leave_bot`, a bot takes it over instead).
+    """
     GetGameRecord: _aio.UnaryUnaryMultiCallable[_game_service_pb2.GetGameRecordRequest, _game_service_pb2.GetGameRecordResponse]  # type: ignore[assignment]
     """The record of a finished game, stack included."""
 
@@ -91,7 +95,7 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _game_service_pb2.CreateGameRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.CreateGameResponse, _abc.Awaitable[_game_service_pb2.CreateGameResponse]]:
-        """Creates a game with 2 to 6 open seats."""
+        """Creates a game with 2 to 6 seats, open or played by bots (`GameSettings.bots`)."""
 
     @_abc_1.abstractmethod
     def JoinGame(
@@ -147,7 +151,9 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _game_service_pb2.LeaveGameRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.LeaveGameResponse, _abc.Awaitable[_game_service_pb2.LeaveGameResponse]]:
-        """Gives up the caller's seat; the token stops working and the seat is open again."""
+        """Gives up the caller's seat; the token stops working and the seat is open again
+        (in a started game with `GameSettings.leave_bot`, a bot takes it over instead).
+        """
 
     @_abc_1.abstractmethod
     def GetGameRecord(
