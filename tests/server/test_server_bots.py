@@ -117,6 +117,13 @@ def test_a_game_of_bots_plays_to_the_end(tmp_path: Path) -> None:
             await replays_to_the_same_end(stub, name)
             _code, reason, _ = await refused(stub.JoinGame(spb.JoinGameRequest(name=name)))
             assert reason == "GAME_FULL"
+            # Caught up with a finished game: told so, then the stream ends.
+            last = entries[-1].sequence
+            told = [
+                m
+                async for m in stub.WatchGame(spb.WatchGameRequest(name=name, after_sequence=last))
+            ]
+            assert told == [spb.WatchGameResponse(sequence=last, caught_up=True)]
 
     asyncio.run(main())
 
