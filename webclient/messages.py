@@ -136,3 +136,5 @@ TILES = [
     N_("tile.tubuai"),
     N_("tile.tuvalu"),
 ]
+
+BOTS = [N_("bot.random"), N_("bot.greedy"), N_("bot.strong")]

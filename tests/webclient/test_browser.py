@@ -241,6 +241,85 @@ def test_three_players_and_a_spectator_play_a_whole_game(
     assert errors == []
 
 
+def expected_ranking(api: Api, game: str) -> tuple[str, list[tuple[str, str, str, str, str]]]:
+    """The server's final sequence and ranking rows (colour, rank, points, islands, ships)."""
+    final = api.ok("GET", f"/api/v1/games/{game}")["snapshot"]
+    rows = sorted(
+        (
+            r["colour"].removeprefix("COLOUR_").lower(),
+            str(r["rank"]),
+            str(r["points"]),
+            str(r["islands"]),
+            str(r["ships"]),
+        )
+        for r in final["view"]["result"]
+    )
+    return str(final["sequence"]), rows
+
+
+def test_one_person_plays_a_whole_game_against_bots_chosen_in_the_lobby(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    errors: list[str] = []
+    context = browser.new_context(viewport=DESKTOP)
+    page, lobby = context.new_page(), context.new_page()
+    for p in (page, lobby):
+        watch_errors(p, errors)
+    try:
+        page.goto(gateway.url + "/?lang=en")
+        page.get_by_test_id("player-name").fill("Sione")
+        page.get_by_test_id("game-title").fill("Against the bots")
+        # Yellow, red and blue are ticked: red and blue go to bots.
+        page.get_by_test_id("seat-player-red").select_option("random")
+        page.get_by_test_id("seat-player-blue").select_option("greedy")
+        page.get_by_test_id("create-game").click()
+        page.wait_for_url("**/games/*")
+        game = page.url.rsplit("/", 1)[1]
+
+        # The server holds the bots the form asked for.
+        seats = api.ok("GET", f"/api/v1/games/{game}")["snapshot"]["game"]["seats"]
+        assert {s["colour"]: s["bot"] for s in seats} == {
+            "COLOUR_YELLOW": "BOT_LEVEL_UNSPECIFIED",
+            "COLOUR_RED": "BOT_LEVEL_RANDOM",
+            "COLOUR_BLUE": "BOT_LEVEL_GREEDY",
+        }
+        # The game page and the lobby show which seats are bots, and their level.
+        page.locator("[data-testid=seat-red] [data-testid=bot][data-level=random]").wait_for()
+        assert page.get_by_test_id("seat-blue").inner_text().endswith("Bot (greedy)")
+        assert page.locator("[data-testid=seat-yellow] [data-testid=bot]").count() == 0
+        lobby.goto(gateway.url + "/?lang=en")
+        item = lobby.get_by_test_id("game-item").filter(
+            has=lobby.locator(f"[data-testid=game-link][href='/games/{game}']")
+        )
+        item.locator("[data-testid=bot-seat][data-colour=blue][data-level=greedy]").wait_for()
+        assert item.get_by_test_id("bot-seat").all_inner_texts() == ["Bot (random)", "Bot (greedy)"]
+        shot(page, "bots-created")
+
+        page.get_by_test_id("join-yellow").click()
+        page.get_by_test_id("you").wait_for()
+        page.get_by_test_id("start").click()
+        page.wait_for_function("document.body.dataset.state === 'active'")
+        assert page.locator("[data-testid=player-red] [data-testid=bot]").inner_text() == (
+            "Bot (random)"
+        )
+
+        clicks = play_until(
+            [page],
+            random.Random(11),
+            "document.body.dataset.state === 'finished'",
+            time.monotonic() + 240,
+        )
+        assert clicks > 10
+        assert state(page).get("errors") is None
+        sequence, expected = expected_ranking(api, game)
+        page.wait_for_function(f"document.body.dataset.sequence === '{sequence}'")
+        assert sorted(ranking(page)) == expected
+        shot(page, "bots-final")
+    finally:
+        context.close()
+    assert errors == []
+
+
 def test_a_browser_reconnects_and_resumes_mid_game(
     browser: Browser, game_server: ServerProcess, api: Api
 ) -> None:

@@ -9,7 +9,8 @@ import { t, td, tn } from "./i18n.js";
 import { colourName, swatch } from "./ships.js";
 import { tile } from "./geometry.js";
 import {
-  colour as colourText, decisionPrompt, describeOption, entryLines, errorText, leftOver, tileName,
+  botLabel, botLevel, colour as colourText, decisionPrompt, describeOption, entryLines, errorText, isBot,
+  leftOver, tileName,
 } from "./text.js";
 
 const LOG_LIMIT = 400;
@@ -29,6 +30,8 @@ export class GamePage {
     this.logRendered = 0;
     this.pendingEvents = [];
     this.frame = null;
+    // An embedded board (embed.js) has no share link, join or leave buttons.
+    this.embedded = false;
   }
 
   get seat() {
@@ -240,7 +243,7 @@ export class GamePage {
       view ? this.renderPlayers(game, view) : null,
       view?.decision && mine ? this.renderDecision(view) : null,
       view ? this.renderDeck(view) : null,
-      this.renderShare(),
+      this.embedded ? null : this.renderShare(),
       h("section", { class: "card" }, h("h2", {}, t("log.title")), this.logList),
     ];
     this.side.replaceChildren(...parts.filter(Boolean));
@@ -270,18 +273,23 @@ export class GamePage {
       "aria-label": t("lobby.your_name"), oninput: (e) => profile.setName(e.target.value) });
     return h("section", { class: "card", testid: "seats" },
       h("h2", {}, t("seats.title")),
-      seat ? null : h("label", {}, t("lobby.your_name"), " ", name),
+      seat || this.embedded ? null : h("label", {}, t("lobby.your_name"), " ", name),
       h("ul", { class: "seat-list" }, ...(game.seats ?? []).map((s) => {
         const c = colourName(s.colour);
         return h("li", { testid: `seat-${c}` }, swatch(c), " ", colourText(s.colour), " — ",
-          s.occupied ? (s.display_name || t("seats.taken")) : t("seats.open"),
-          !s.occupied && !seat
+          isBot(s) ? this.botBadge(s)
+            : s.occupied ? (s.display_name || t("seats.taken")) : t("seats.open"),
+          !s.occupied && !seat && !this.embedded
             ? h("button", { type: "button", testid: `join-${c}`, onclick: () => this.join(s.colour) }, t("seats.join"))
             : null);
       })),
       seat && all ? h("button", { type: "button", testid: "start", onclick: () => this.startGame() }, t("seats.start")) : null,
       seat && !all ? h("p", { class: "muted" }, t("seats.waiting")) : null,
-      seat ? h("button", { type: "button", class: "secondary", testid: "leave", onclick: () => this.leave() }, t("seats.leave")) : null);
+      seat && !this.embedded ? h("button", { type: "button", class: "secondary", testid: "leave", onclick: () => this.leave() }, t("seats.leave")) : null);
+  }
+
+  botBadge(seat) {
+    return h("span", { class: "badge bot", testid: "bot", "data-level": botLevel(seat) }, botLabel(seat));
   }
 
   renderShare() {
@@ -299,6 +307,7 @@ export class GamePage {
     const count = (list, c) => (list ?? []).find((x) => colourName(x.colour) === c)?.count ?? 0;
     const active = view.decision && view.active ? colourName(view.active) : null;
     const names = Object.fromEntries((game.seats ?? []).map((s) => [colourName(s.colour), s.display_name]));
+    const bots = Object.fromEntries((game.seats ?? []).filter(isBot).map((s) => [colourName(s.colour), s]));
     return h("section", { class: "card", testid: "players" },
       h("h2", {}, t("players.title")),
       h("table", { class: "players" },
@@ -308,6 +317,7 @@ export class GamePage {
           const c = colourName(value);
           return h("tr", { testid: `player-${c}`, class: c === active ? "active" : null },
             h("td", {}, swatch(c), " ", names[c] || colourText(value),
+              bots[c] ? this.botBadge(bots[c]) : null,
               c === active ? h("span", { class: "badge", testid: "active" }, t("players.turn")) : null),
             h("td", { "data-field": "supply" }, count(view.supply, c)),
             h("td", { "data-field": "points" }, count(view.scores, c)),

@@ -4,7 +4,7 @@ import { call, profile } from "./api.js";
 import { h } from "./dom.js";
 import { t, td, tn } from "./i18n.js";
 import { COLOURS, swatch } from "./ships.js";
-import { errorText } from "./text.js";
+import { BOT_LEVELS, botLabel, botLevel, errorText, isBot } from "./text.js";
 
 const stateName = (s) => td(`state.${String(s).replace(/^GAME_STATE_/, "").toLowerCase()}`);
 
@@ -18,9 +18,15 @@ export class LobbyPage {
       id: "player-name", testid: "player-name", maxlength: "100", value: profile.name(),
       oninput: (e) => profile.setName(e.target.value),
     });
-    const picks = COLOURS.map((colour, i) => h("label", { class: "colour-pick" },
-      h("input", { type: "checkbox", value: colour, checked: i % 2 === 0, testid: `seat-${colour}` }),
-      swatch(colour), td(`colour.${colour}`)));
+    const picks = COLOURS.map((colour, i) => h("div", { class: "colour-pick" },
+      h("label", {},
+        h("input", { type: "checkbox", value: colour, checked: i % 2 === 0, testid: `seat-${colour}` }),
+        swatch(colour), td(`colour.${colour}`)),
+      " ",
+      h("select", { testid: `seat-player-${colour}`, "data-colour": colour,
+        "aria-label": t("lobby.seat_player", { colour: td(`colour.${colour}`) }) },
+      h("option", { value: "" }, t("lobby.seat_person")),
+      ...BOT_LEVELS.map((level) => h("option", { value: level }, td(`bot.${level}`))))));
     const title = h("input", { id: "game-title", testid: "game-title", maxlength: "100" });
     const auto = h("input", { type: "checkbox", id: "auto-start", testid: "auto-start" });
     this.error = h("p", { class: "error", testid: "error", role: "alert" });
@@ -47,14 +53,19 @@ export class LobbyPage {
   }
 
   async create(picks, title, autoStart) {
-    const seats = picks
-      .map((label) => label.querySelector("input"))
-      .filter((input) => input.checked)
-      .map((input) => `COLOUR_${input.value.toUpperCase()}`);
+    const chosen = picks.filter((pick) => pick.querySelector("input").checked);
+    const seats = chosen.map((pick) => `COLOUR_${pick.querySelector("input").value.toUpperCase()}`);
+    const bots = chosen
+      .map((pick) => pick.querySelector("select"))
+      .filter((select) => select.value)
+      .map((select) => ({
+        colour: `COLOUR_${select.dataset.colour.toUpperCase()}`,
+        level: `BOT_LEVEL_${select.value.toUpperCase()}`,
+      }));
     try {
       const reply = await call("POST", "/games", {
         seats,
-        settings: { display_name: title, auto_start: autoStart },
+        settings: { display_name: title, auto_start: autoStart, bots },
       });
       window.location.assign(`/games/${reply.game.name.split("/")[1]}`);
     } catch (error) {
@@ -74,8 +85,13 @@ export class LobbyPage {
           " ",
           h("span", { class: "muted" }, stateName(game.state), " · ",
             tn("lobby.seats_taken", (game.seats ?? []).length, { taken })),
-          h("span", { class: "swatches" }, ...(game.seats ?? []).map((s) =>
-            swatch(String(s.colour).replace("COLOUR_", "").toLowerCase()))));
+          h("span", { class: "swatches" }, ...(game.seats ?? []).map((s) => {
+            const colour = String(s.colour).replace("COLOUR_", "").toLowerCase();
+            return isBot(s)
+              ? h("span", { class: "bot-seat", testid: "bot-seat", "data-colour": colour, "data-level": botLevel(s) },
+                swatch(colour), botLabel(s))
+              : swatch(colour);
+          })));
       }));
       if (!games.length) this.list.replaceChildren(h("li", { class: "muted" }, t("lobby.no_games")));
     } catch (error) {
