@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from flask import Flask, Response, render_template, request
 
@@ -22,6 +23,29 @@ DEFAULTS: dict[str, Any] = {
     #: Seconds a unary call to the server may take.
     "TONGIAKI_TIMEOUT": 10.0,
 }
+
+
+#: Seat colours an embedded board may be asked to play.
+COLOURS = ("yellow", "orange", "red", "green", "blue", "purple")
+
+#: Path prefix of the pages made to be framed by other sites.
+EMBED_PREFIX = "/embed/"
+
+
+def _origin(value: str | None) -> str:
+    """``value`` if it is a bare http(s) origin (``https://host[:port]``), else ``""``."""
+    if not value:
+        return ""
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - raises on a bad port
+    except ValueError:
+        return ""
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return ""
+    if parts.path or parts.query or parts.fragment or parts.username or parts.password:
+        return ""
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 #: The cookie that keeps a chosen language.
@@ -78,6 +102,19 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     def game(game: str) -> str:
         return render_template("game.html", page="game", game=game)
 
+    @app.get("/embed/games/<game>")
+    def embed(game: str) -> str:
+        """The board alone, for an <iframe>: ``?lang=``, ``?seat=<colour>`` to play a
+        seat whose token the host posts, ``?origin=`` the host page's origin."""
+        seat = request.args.get("seat", "").lower()
+        return render_template(
+            "embed.html",
+            page="embed",
+            game=game,
+            seat=seat if seat in COLOURS and not request.args.get("spectate") else "",
+            origin=_origin(request.args.get("origin")),
+        )
+
     @app.get("/how-to-play")
     def howto() -> str:
         return render_template("howto.html", page="howto", game="")
@@ -85,12 +122,20 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     @app.after_request
     def headers(response: Response) -> Response:
         chosen = request.args.get("lang")
-        if chosen in i18n.locales():
+        framed = request.path.startswith(EMBED_PREFIX)
+        if chosen in i18n.locales() and not framed:
             response.set_cookie(
                 LANG_COOKIE, chosen, max_age=365 * 24 * 3600, samesite="Lax", httponly=True
             )
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "same-origin")
+        if framed:
+            # Any site may frame the board; with ?origin= only that host may.
+            ancestors = _origin(request.args.get("origin")) or "*"
+            response.headers["Content-Security-Policy"] = f"frame-ancestors {ancestors}"
+        else:
+            response.headers["X-Frame-Options"] = "DENY"
+            response.headers["Content-Security-Policy"] = "frame-ancestors 'none'"
         return response
 
     return app

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, ViewportSize, sync_playwright
+from playwright.sync_api import Browser, Frame, Page, ViewportSize, sync_playwright
 
 from tests.webclient.conftest import (
     ARTIFACTS,
@@ -40,7 +40,7 @@ def shot(page: Page, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
 
 
-def state(page: Page) -> dict[str, str]:
+def state(page: Page | Frame) -> dict[str, str]:
     """What the page says about itself on <body data-...>."""
     result: dict[str, str] = page.evaluate("({...document.body.dataset})")
     return result
@@ -51,7 +51,7 @@ def watch_errors(page: Page, errors: list[str]) -> None:
     page.on("pageerror", lambda error: errors.append(str(error)))
 
 
-def decide(page: Page, rng: random.Random) -> bool:
+def decide(page: Page | Frame, rng: random.Random) -> bool:
     """Make one pick on the board or in the decision panel; False if nothing was clickable."""
     targets = page.locator("[data-testid=target]")
     count = targets.count()
@@ -66,7 +66,11 @@ def decide(page: Page, rng: random.Random) -> bool:
 
 
 def play_until(
-    pages: list[Page], rng: random.Random, done: str, deadline: float, on_step: object = None
+    pages: Sequence[Page | Frame],
+    rng: random.Random,
+    done: str,
+    deadline: float,
+    on_step: object = None,
 ) -> int:
     """Click legal targets in whichever page has the decision until ``done`` holds."""
     clicks = 0

@@ -19,6 +19,9 @@ const root = document.getElementById("app");
 if (body.dataset.page === "howto") {
   const { HowToPage } = await import("./howto.js");
   new HowToPage(root).start();
+} else if (body.dataset.page === "embed") {
+  const { EmbedPage } = await import("./embed.js");
+  new EmbedPage(root, body.dataset.game, { seat: body.dataset.seat, origin: body.dataset.origin }).start();
 } else if (body.dataset.page === "game") {
   const { GamePage } = await import("./game.js");
   new GamePage(root, body.dataset.game).start();
