@@ -270,35 +270,52 @@ def test_one_person_plays_a_whole_game_against_bots_chosen_in_the_lobby(
     for p in (page, lobby):
         watch_errors(p, errors)
     try:
+        # Every level can be chosen, and is shown on the game page and in the lobby.
         page.goto(gateway.url + "/?lang=en")
         page.get_by_test_id("player-name").fill("Sione")
-        page.get_by_test_id("game-title").fill("Against the bots")
-        # Yellow, red and blue are ticked: red and blue go to bots.
+        page.get_by_test_id("game-title").fill("Bots of each level")
+        page.get_by_test_id("seat-orange").check()
+        page.get_by_test_id("seat-player-yellow").select_option("strong")
+        page.get_by_test_id("seat-player-orange").select_option("greedy")
         page.get_by_test_id("seat-player-red").select_option("random")
-        page.get_by_test_id("seat-player-blue").select_option("greedy")
+        page.get_by_test_id("create-game").click()
+        page.wait_for_url("**/games/*")
+        shown = page.url.rsplit("/", 1)[1]
+        seats = api.ok("GET", f"/api/v1/games/{shown}")["snapshot"]["game"]["seats"]
+        assert {s["colour"]: s["bot"] for s in seats} == {
+            "COLOUR_YELLOW": "BOT_LEVEL_STRONG",
+            "COLOUR_ORANGE": "BOT_LEVEL_GREEDY",
+            "COLOUR_RED": "BOT_LEVEL_RANDOM",
+            "COLOUR_BLUE": "BOT_LEVEL_UNSPECIFIED",
+        }
+        page.locator("[data-testid=seat-red] [data-testid=bot][data-level=random]").wait_for()
+        assert page.get_by_test_id("seat-orange").inner_text().endswith("Bot (greedy)")
+        assert page.get_by_test_id("seat-yellow").inner_text().endswith("Bot (strong)")
+        assert page.locator("[data-testid=seat-blue] [data-testid=bot]").count() == 0
+        assert page.get_by_test_id("join-blue").count() == 1
+        assert page.get_by_test_id("join-red").count() == 0
+        lobby.goto(gateway.url + "/?lang=en")
+        item = lobby.get_by_test_id("game-item").filter(
+            has=lobby.locator(f"[data-testid=game-link][href='/games/{shown}']")
+        )
+        item.locator("[data-testid=bot-seat][data-colour=orange][data-level=greedy]").wait_for()
+        assert item.get_by_test_id("bot-seat").all_inner_texts() == [
+            "Bot (strong)",
+            "Bot (greedy)",
+            "Bot (random)",
+        ]
+        shot(page, "bots-created")
+
+        # One person against two bots, from the lobby to the final ranking.
+        page.goto(gateway.url + "/?lang=en")
+        page.get_by_test_id("game-title").fill("Against the bots")
+        page.get_by_test_id("seat-player-red").select_option("random")
+        page.get_by_test_id("seat-player-blue").select_option("random")
         page.get_by_test_id("create-game").click()
         page.wait_for_url("**/games/*")
         game = page.url.rsplit("/", 1)[1]
-
-        # The server holds the bots the form asked for.
-        seats = api.ok("GET", f"/api/v1/games/{game}")["snapshot"]["game"]["seats"]
-        assert {s["colour"]: s["bot"] for s in seats} == {
-            "COLOUR_YELLOW": "BOT_LEVEL_UNSPECIFIED",
-            "COLOUR_RED": "BOT_LEVEL_RANDOM",
-            "COLOUR_BLUE": "BOT_LEVEL_GREEDY",
-        }
-        # The game page and the lobby show which seats are bots, and their level.
-        page.locator("[data-testid=seat-red] [data-testid=bot][data-level=random]").wait_for()
-        assert page.get_by_test_id("seat-blue").inner_text().endswith("Bot (greedy)")
-        assert page.locator("[data-testid=seat-yellow] [data-testid=bot]").count() == 0
-        lobby.goto(gateway.url + "/?lang=en")
-        item = lobby.get_by_test_id("game-item").filter(
-            has=lobby.locator(f"[data-testid=game-link][href='/games/{game}']")
-        )
-        item.locator("[data-testid=bot-seat][data-colour=blue][data-level=greedy]").wait_for()
-        assert item.get_by_test_id("bot-seat").all_inner_texts() == ["Bot (random)", "Bot (greedy)"]
-        shot(page, "bots-created")
-
+        assert game != shown
+        page.locator("[data-testid=seat-blue] [data-testid=bot][data-level=random]").wait_for()
         page.get_by_test_id("join-yellow").click()
         page.get_by_test_id("you").wait_for()
         page.get_by_test_id("start").click()
