@@ -304,6 +304,7 @@ def test_one_person_plays_a_whole_game_against_bots_chosen_in_the_lobby(
             "Bot (greedy)",
             "Bot (random)",
         ]
+        lobby.close()  # a second page would leave the game's page in the background
         shot(page, "bots-created")
 
         # One person against two bots, from the lobby to the final ranking.
