@@ -38,6 +38,16 @@ class Bot(Protocol):
         ...
 
 
+def _without_search(record: PublicRecord, rng: SplitMix64) -> Action | None:
+    """A forced single option, or a random one once a turn has stalled; else None."""
+    options = _check(record)
+    if len(options) == 1:
+        return options[0]
+    if turn_length(record) >= STALL:
+        return options[rng.below(len(options))]
+    return None
+
+
 def _check(record: PublicRecord) -> tuple[Action, ...]:
     if record.over or record.to_move != record.viewer:
         raise ValueError(f"it is not {record.viewer}'s decision")
@@ -151,11 +161,10 @@ class GreedyBot:
         return values
 
     def choose(self, record: PublicRecord, rng: SplitMix64) -> Action:
-        options = _check(record)
-        if len(options) == 1:
-            return options[0]
-        if turn_length(record) >= STALL:
-            return options[rng.below(len(options))]
+        quick = _without_search(record, rng)
+        if quick is not None:
+            return quick
+        options = record.options()
         values = self.values(record, rng)
         best = max(values, key=lambda i: (values[i], -i))
         return options[best]
@@ -190,11 +199,10 @@ class StrongBot:
     clock: Callable[[], float] = time.process_time
 
     def choose(self, record: PublicRecord, rng: SplitMix64) -> Action:
-        options = _check(record)
-        if len(options) == 1:
-            return options[0]
-        if turn_length(record) >= STALL:
-            return options[rng.below(len(options))]
+        quick = _without_search(record, rng)
+        if quick is not None:
+            return quick
+        options = record.options()
         start = self.clock()
         prior = GreedyBot(samples=1, width=self.width, weights=self.weights).values(record, rng)
         race = sorted(prior, key=lambda i: (-prior[i], i))[: self.candidates]
