@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from flask import Flask
+from playwright.sync_api import Browser, sync_playwright
 
 from webclient import close_app, create_app
 from webclient.run import ServerProcess
@@ -32,6 +33,16 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's Chromium, headless."""
+    assert Path(CHROMIUM).exists(), "Debian's chromium is needed: make browser"
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
 
 
 @pytest.fixture(scope="session")

@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterator, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 
-import pytest
-from playwright.sync_api import Browser, Frame, Page, ViewportSize, sync_playwright
+from playwright.sync_api import Browser, Frame, Page, ViewportSize
 
 from tests.webclient.conftest import (
     ARTIFACTS,
-    CHROMIUM,
-    CHROMIUM_ARGS,
     Api,
     Running,
     serve_gateway,
@@ -22,16 +18,6 @@ from webclient.run import ServerProcess
 
 DESKTOP: ViewportSize = {"width": 1280, "height": 800}
 PHONE: ViewportSize = {"width": 390, "height": 844}
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Debian's Chromium, headless."""
-    assert Path(CHROMIUM).exists(), "Debian's chromium is needed: make browser"
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
 
 
 def shot(page: Page, name: str) -> None:

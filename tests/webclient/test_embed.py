@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser
 
 from engine.game import Game
-from tests.webclient.conftest import CHROMIUM, CHROMIUM_ARGS, Api, Running
+from tests.webclient.conftest import Api, Running
 from tests.webclient.test_browser import play_until, shot, watch_errors
 
 HOST_PAGE = """<!doctype html>
@@ -55,16 +55,6 @@ window.giveSeat = (name, token) => {
 </script>
 </body></html>
 """
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Debian's Chromium, headless."""
-    assert Path(CHROMIUM).exists(), "Debian's chromium is needed: make browser"
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
 
 
 @pytest.fixture(scope="module")

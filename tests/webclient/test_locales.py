@@ -6,28 +6,16 @@ from __future__ import annotations
 
 import gettext
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
-from tests.webclient.conftest import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, Api, Running
+from tests.webclient.conftest import ARTIFACTS, Api, Running
 from webclient import catalogs, i18n
 
 LOCALES = ["en", "hu", "nl", "fi", "he", "ja"]
 SHOTS = ARTIFACTS / "locales"
 MESSAGE_ID = re.compile(r"^[a-z_]+(?:\.[A-Za-z_-]+)+$")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Debian's Chromium, headless."""
-    assert Path(CHROMIUM).exists(), "Debian's chromium is needed: make browser"
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
 
 
 @pytest.fixture(scope="module")
