@@ -444,29 +444,40 @@ def _packed_arrangements(group: int, free: tuple[int, ...]) -> tuple[tuple[int, 
     key = (group, free)
     found = _ARRANGEMENTS.get(key)
     if found is None:
+        plan = LandingPlan(group, free)
+        found = _ARRANGEMENTS[key] = tuple(plan.arrangement(i) for i in range(len(plan)))
+    return found
+
+
+class LandingPlan:
+    """The arrangements of one packed group on beaches with ``free`` moorings, by number.
+
+    Lists nothing up front: :meth:`arrangement` builds the one asked for, in
+    the order of :func:`_packed_arrangements`.
+    """
+
+    def __init__(self, group: int, free: tuple[int, ...]) -> None:
         fields = group >> 3
         present = sorted(
             (((fields >> (3 * i)) & 7, i) for i in range(6) if (fields >> (3 * i)) & 7),
             key=lambda ci: (-ci[0], ci[1]),
         )
-        counts = tuple(c for c, _ in present)
-        ships = [_SHIP[COLOURS[i]] for _, i in present]
+        self._ships = [_SHIP[COLOURS[i]] for _, i in present]
         # Beaches without room take nothing; the others in order of room.
-        order = sorted((i for i, f in enumerate(free) if f), key=lambda i: (-free[i], i))
-        packed_share: dict[tuple[int, ...], int] = {}
-        result = []
-        for shape in _shapes(counts, tuple(free[i] for i in order)):
-            real = [0] * len(free)
-            for at, share in zip(order, shape, strict=True):
-                value = packed_share.get(share)
-                if value is None:
-                    value = packed_share[share] = sum(
-                        n * ship for n, ship in zip(share, ships, strict=True)
-                    )
-                real[at] = value
-            result.append(tuple(real))
-        found = _ARRANGEMENTS[key] = tuple(result)
-    return found
+        self._order = sorted((i for i, f in enumerate(free) if f), key=lambda i: (-free[i], i))
+        self._beaches = len(free)
+        self._shapes = _shapes(tuple(c for c, _ in present), tuple(free[i] for i in self._order))
+
+    def __len__(self) -> int:
+        return len(self._shapes)
+
+    def arrangement(self, index: int) -> tuple[int, ...]:
+        """Arrangement number ``index``: the packed share of every beach."""
+        real = [0] * self._beaches
+        ships = self._ships
+        for at, share in zip(self._order, self._shapes[index], strict=True):
+            real[at] = sum(n * ship for n, ship in zip(share, ships, strict=True))
+        return tuple(real)
 
 
 def _shapes(counts: tuple[int, ...], free: tuple[int, ...]) -> list[tuple[tuple[int, ...], ...]]:

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import combinations
-from typing import Any
+from typing import Any, TypeVar
 
 from .actions import validate
-from .cycles import QuietGraph, landings, unpack
+from .cycles import LandingPlan, QuietGraph, landings, pack, unpack
 from .errors import ActionError, Reason, RecordError
 from .landing import Colours
 from .tiles import (
@@ -39,6 +39,7 @@ Event = dict[str, Any]
 Json = Any
 #: An option with its canonical JSON, the key it is sorted and matched by.
 Keyed = tuple[str, Action]
+T = TypeVar("T")
 
 SETUP = "setup"
 TURN = "turn"
@@ -317,6 +318,39 @@ class Game:
         Skips enumerating the options. Anything else is undefined: use
         :meth:`apply` for actions from outside.
         """
+        return self._do(action)
+
+    def apply_random(self, below: Callable[[int], int]) -> list[Event]:
+        """Apply an option drawn uniformly at random from the pending decision's options.
+
+        ``below(n)`` must return a uniform integer in ``range(n)``; it is the
+        only source of chance. The result is distributed exactly as
+        ``apply_option(below(len(options())))`` but is much cheaper: only the
+        chosen option is built, and where R11.1 restricts the choices only the
+        candidates drawn are checked (candidates are drawn without replacement
+        until one is allowed, which leaves every allowed option equally likely).
+        For playouts and random players; the sequence of draws differs from
+        the one of ``apply_option``.
+        """
+        kind = self._kind
+        if kind is None:
+            raise ActionError(Reason.GAME_OVER, "the game is over")
+        if kind == TURN:
+            action = self._random_turn_option(below)
+        elif kind == EMIGRATE:
+            action = self._random_emigration(below)
+        elif kind == LAND:
+            action = self._random_landing(below)
+        elif kind == PLACE:
+            (q, r), d = _draw_one(self._open_ends(), below)
+            action = {"act": "place", "dir": d, "from": [q, r]}
+        elif kind == SETTLE_SHIP:
+            q, r = self._island
+            b = below(len(self._ships[self._island]))
+            action = {"act": "settle_ship", "beach": [q, r, b]}
+        else:
+            beaches = [b for b, s in enumerate(self._ships[(0, 0)]) if len(s) <= 1]
+            action = {"act": "setup", "beach": [0, 0, _draw_one(beaches, below)]}
         return self._do(action)
 
     def _do(self, action: Action) -> list[Event]:
@@ -827,6 +861,122 @@ class Game:
             (key, {"act": "land", "ships": [list(s) for s in ships]}) for key, ships, _ in found
         ]
 
+    # ------------------------------------------------------------------ random options
+
+    def _random_turn_option(self, below: Callable[[int], int]) -> Action:
+        """One of :meth:`_turn_options`, uniformly, building only that one."""
+        player = self.seats[self._active]
+        supply = self._supply[player]
+        mine: dict[Hex, int] = {}
+        for at, ships in self._ships.items():
+            n = 0
+            for s in ships:
+                if player in s:
+                    n += s.count(player)
+            if n:
+                mine[at] = n
+        # Groups of options: (how many, what they are); settling comes first.
+        groups: list[tuple[int, str, Any]] = [(1, "settle", None)]
+        if mine:
+            takes: list[tuple[int, int, int]] | None = None
+            for at, n in mine.items():
+                beaches = len(self._ships[at])
+                if supply:
+                    combos = _combinations(beaches, min(n, beaches, supply))
+                    groups.append((len(combos), "expand", (at, combos)))
+                    continue
+                if takes is None:
+                    takes = [
+                        (t[0], t[1], b)
+                        for t in mine
+                        for b, s in enumerate(self._ships[t])
+                        if player in s
+                    ]
+                groups.append((len(takes) * beaches, "take", (at, beaches, takes)))
+            if self._founded[player] < 2:
+                for at in mine:
+                    alone = all(c == player for s in self._ships[at] for c in s)
+                    if alone and self._tiles[at][0].id != START_ISLAND:
+                        groups.append((1, "royal", at))
+        else:
+            tonga = self._tonga_hex()
+            if tonga is not None and supply >= 2:
+                free = self._free(tonga)
+                pairs = [
+                    (b1, b2)
+                    for b1 in range(len(free))
+                    for b2 in range(b1, len(free))
+                    if free[b1] >= (2 if b1 == b2 else 1) and free[b2] >= 1
+                ]
+                groups.append((len(pairs), "tonga", pairs))
+            if supply >= 1:
+                singles = [
+                    (at[0], at[1], b)
+                    for at in self._ships
+                    if at != tonga and at not in self._royal
+                    for b, f in enumerate(self._free(at))
+                    if f
+                ]
+                groups.append((len(singles), "single", singles))
+        index = below(sum(g[0] for g in groups))
+        for count, act, data in groups:
+            if index >= count:
+                index -= count
+                continue
+            if act == "settle":
+                return {"act": "settle"}
+            if act == "expand":
+                (q, r), combos = data
+                return {
+                    "act": "expand",
+                    "beaches": list(combos[index][0]),
+                    "island": [q, r],
+                    "take": None,
+                }
+            if act == "take":
+                (q, r), beaches, takes = data
+                take = takes[index // beaches]
+                return {
+                    "act": "expand",
+                    "beaches": [index % beaches],
+                    "island": [q, r],
+                    "take": list(take),
+                }
+            if act == "royal":
+                return {"act": "royal", "island": [data[0], data[1]]}
+            if act == "tonga":
+                return {"act": "tonga", "beaches": list(data[index])}
+            return {"act": "single", "beach": list(data[index])}
+        raise AssertionError("the draw is below the number of options")
+
+    def _random_emigration(self, below: Callable[[int], int]) -> Action:
+        """One of :meth:`_emigrate_options`, uniformly; R11.1 is checked only for draws."""
+        candidates = [(at, b, d) for at, b in self._full_beaches() for d in self._jetty_dirs(at, b)]
+        graph: QuietGraph | None = None
+        position: tuple[int, ...] = ()
+        while True:
+            at, b, d = _take_one(candidates, below)
+            if graph is None:
+                graph = self.quiet_graph()
+                position = graph.position(self._ships)
+            if not candidates or graph.allowed_emigration(position, at, b, d):
+                return {"act": "emigrate", "beach": [at[0], at[1], b], "dir": d}
+
+    def _random_landing(self, below: Callable[[int], int]) -> Action:
+        """One of :meth:`_land_options`, uniformly; R11.1 is checked only for draws."""
+        plan = LandingPlan(pack(self._group), self._free(self._island))
+        if self._restricted:
+            graph = self.quiet_graph()
+            position = graph.position(self._ships)
+            at = self._island
+            if not graph.landing_is_free(position, at):
+                candidates = list(range(len(plan)))
+                while True:
+                    arrangement = plan.arrangement(_take_one(candidates, below))
+                    if not candidates or graph.landing_can_end(position, at, arrangement):
+                        return _land_action(arrangement)
+        return _land_action(plan.arrangement(below(len(plan))))
+
     # ------------------------------------------------------------------ end and views
 
     def _finish(self) -> None:
@@ -945,6 +1095,22 @@ def rank(points: dict[str, int], islands: dict[str, int], ships: dict[str, int])
     """R13: most points, then presence on more islands, then fewer ships; ties share a rank."""
     key = {c: (-points[c], -islands[c], ships[c]) for c in points}
     return {c: 1 + sum(1 for o in points if key[o] < key[c]) for c in points}
+
+
+def _draw_one(items: Sequence[T], below: Callable[[int], int]) -> T:
+    return items[below(len(items))]
+
+
+def _take_one(items: list[T], below: Callable[[int], int]) -> T:
+    """Remove a uniformly drawn item from ``items`` and return it."""
+    i = below(len(items))
+    items[i], items[-1] = items[-1], items[i]
+    return items.pop()
+
+
+def _land_action(arrangement: tuple[int, ...]) -> Action:
+    ships = [[b, c] for b, share in enumerate(arrangement) for c in unpack(share)]
+    return {"act": "land", "ships": ships}
 
 
 def _first(keyed: Keyed) -> str:

@@ -60,5 +60,5 @@ def random_game(seats: int | Sequence[str], seed: int) -> Game:
     rng = SplitMix64(seed)
     game = Game.new(colours, rng.shuffled(STACK_TILES))
     while not game.over:
-        game.apply_option(rng.below(len(game.options())))
+        game.apply_random(rng.below)
     return game
