@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 import grpc  # noqa: E402
 
+from server.app import run as run_loop  # noqa: E402
 from server.gen.tongiaki.v1 import game_pb2 as pb  # noqa: E402
 from server.gen.tongiaki.v1 import game_service_pb2 as spb  # noqa: E402
 from server.gen.tongiaki.v1 import game_service_pb2_grpc as rpc  # noqa: E402
@@ -158,14 +159,17 @@ async def _play(
             spb.StartGameRequest(name=name),
             metadata=[("authorization", "Bearer " + next(iter(tokens.values())))],
         )
+    cpu_started = time.process_time()
     await asyncio.gather(*tasks)
     elapsed = time.perf_counter() - started
+    cpu = time.process_time() - cpu_started
     for channel in channels:
         await channel.close()
     return {
         "round_trips": round_trips,
         "delivery": delivery,
         "elapsed": elapsed,
+        "cpu": cpu,
         "actions": len(round_trips),
     }
 
@@ -173,9 +177,7 @@ async def _play(
 def _client(args: tuple[int, int, int, int, int, Any, Any], results: Any) -> None:
     port, games, seats, spectators, seed, ready, go = args
     try:
-        results.put(
-            asyncio.run(_play(port, games, seats, spectators, seed=seed, ready=ready, go=go))
-        )
+        results.put(run_loop(_play(port, games, seats, spectators, seed=seed, ready=ready, go=go)))
     except BaseException as error:
         ready.set()
         results.put({"error": repr(error)})
@@ -247,6 +249,22 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _thread_cpu(pid: int) -> dict[str, float]:
+    """CPU seconds of each of the process's threads, summed by thread name."""
+    out: dict[str, float] = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            stat = Path(f"/proc/{pid}/task/{tid}/stat").read_text()
+        except OSError:
+            continue
+        head, _, rest = stat.rpartition(")")
+        name = "main" if tid == str(pid) else head.split("(", 1)[1]
+        fields = rest.split()
+        seconds = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        out[name] = out.get(name, 0.0) + seconds
+    return out
+
+
 def _percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] if ordered else 0.0
@@ -288,11 +306,16 @@ def run(scenario: Scenario, synchronous: str, clients: int, seed: int) -> dict[s
             for ready in readies:
                 ready.wait()
             cpu_before = _cpu_seconds(process.pid)
+            threads_before = _thread_cpu(process.pid)
             wall_before = time.perf_counter()
             go.set()
             results = [queue.get() for _ in workers]
             wall = time.perf_counter() - wall_before
             cpu = _cpu_seconds(process.pid) - cpu_before
+            threads = {
+                name: seconds - threads_before.get(name, 0.0)
+                for name, seconds in _thread_cpu(process.pid).items()
+            }
             for worker in workers:
                 worker.join()
             errors = [r["error"] for r in results if "error" in r]
@@ -316,6 +339,12 @@ def run(scenario: Scenario, synchronous: str, clients: int, seed: int) -> dict[s
         "actions_per_second": round(actions / wall, 1),
         "server_cpu_seconds": round(cpu, 2),
         "server_cpu_us_per_action": round(cpu / actions * 1e6, 1),
+        "server_threads_us_per_action": {
+            name: round(seconds / actions * 1e6, 1)
+            for name, seconds in sorted(threads.items(), key=lambda item: -item[1])
+            if seconds > 0
+        },
+        "client_cpu_us_per_action": round(sum(r["cpu"] for r in results) / actions * 1e6, 1),
         "round_trip_ms_p50": round(_percentile(round_trips, 50) * 1e3, 1),
         "round_trip_ms_p99": round(_percentile(round_trips, 99) * 1e3, 1),
         "delivery_ms_p50": round(_percentile(delivery, 50) * 1e3, 1),
@@ -356,6 +385,11 @@ def main() -> None:
             f"{figures['actions_per_second']} actions/s"
         )
         print(f"  server CPU           {figures['server_cpu_us_per_action']} us per action")
+        by_thread = ", ".join(
+            f"{name} {us}" for name, us in figures["server_threads_us_per_action"].items()
+        )
+        print(f"    by thread          {by_thread}")
+        print(f"  client CPU           {figures['client_cpu_us_per_action']} us per action")
         print(
             f"  action round trip    p50 {figures['round_trip_ms_p50']} ms, "
             f"p99 {figures['round_trip_ms_p99']} ms"
