@@ -3,23 +3,22 @@
 Port 50051 and data directory ./data unless told otherwise by flags or the
 environment (TONGIAKI_HOST, TONGIAKI_PORT, TONGIAKI_DATA_DIR,
 TONGIAKI_SYNCHRONOUS, TONGIAKI_LOG_LEVEL,
-TONGIAKI_STRONG_BUDGET).
+TONGIAKI_STRONG_BUDGET, TONGIAKI_EVENT_LOOP).
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 from pathlib import Path
 
 from server import logs
-from server.app import Config, serve
+from server.app import EVENT_LOOPS, Config, run, serve
 from server.botseats import BotConfig
 
 
-def parse(argv: list[str] | None = None) -> tuple[Config, str]:
-    """The configuration and log level from ``argv`` and the environment."""
+def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
+    """The configuration, log level and event loop from ``argv`` and the environment."""
     env = os.environ.get
     parser = argparse.ArgumentParser(prog="python -m server", description=__doc__.splitlines()[0])
     parser.add_argument("--host", default=env("TONGIAKI_HOST", "[::]"))
@@ -55,6 +54,12 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str]:
     parser.add_argument(
         "--bot-processes", action="store_true", help="bots think in processes, not threads"
     )
+    parser.add_argument(
+        "--event-loop",
+        choices=EVENT_LOOPS,
+        default=env("TONGIAKI_EVENT_LOOP", "auto").lower(),
+        help="auto: uvloop if it is installed (the server extra), else asyncio's own",
+    )
     args = parser.parse_args(argv)
     config = Config(
         host=args.host,
@@ -69,14 +74,14 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str]:
             processes=args.bot_processes,
         ),
     )
-    return config, args.log_level
+    return config, args.log_level, args.event_loop
 
 
 def main(argv: list[str] | None = None) -> None:
     """Run the server until interrupted."""
-    config, level = parse(argv)
+    config, level, event_loop = parse(argv)
     logs.configure(level)
-    asyncio.run(serve(config))
+    run(serve(config), event_loop)
 
 
 if __name__ == "__main__":

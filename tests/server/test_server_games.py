@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import grpc
+import pytest
 from server_harness import (
     COLOURS,
     auth,
@@ -20,6 +21,7 @@ from server_harness import (
 
 from engine import Game
 from server import convert
+from server.app import loop_factory, run
 from server.gen.tongiaki.v1 import game_pb2 as pb
 from server.gen.tongiaki.v1 import game_service_pb2 as spb
 from server.gen.tongiaki.v1 import game_service_pb2_grpc as rpc
@@ -82,6 +84,21 @@ def test_complete_games_match_the_engine_replay(tmp_path: Path) -> None:
             assert len(finished.games) == 3
 
     asyncio.run(main())
+
+
+@pytest.mark.parametrize("event_loop", ["asyncio", "uvloop"])
+def test_a_complete_game_on_either_event_loop(tmp_path: Path, event_loop: str) -> None:
+    async def main() -> str:
+        async with running(tmp_path) as (_, stub, _channel):
+            await _play_and_check(stub, 3, 5)
+        return type(asyncio.get_running_loop()).__module__
+
+    assert run(main(), event_loop).split(".")[0] == event_loop
+
+
+def test_unknown_event_loops_are_refused() -> None:
+    with pytest.raises(ValueError, match="event_loop"):
+        loop_factory("trio")
 
 
 def test_lobby_join_leave_start(tmp_path: Path) -> None:
