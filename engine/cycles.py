@@ -19,7 +19,7 @@ from heapq import heappop, heappush
 from operator import add
 
 from .landing import Colours, arrangements
-from .tiles import COLOURS, Hex, Tile, neighbour, opposite
+from .tiles import COLOURS, TILES, Hex, Tile, neighbour, opposite
 
 #: One packed beach per beach of every non-royal island, in the graph's order.
 Position = tuple[int, ...]
@@ -73,8 +73,9 @@ class QuietGraph:
     """The quiet-step graph of one board, with memoised answers."""
 
     def __init__(self, tiles: Mapping[Hex, tuple[Tile, int]], royal: Mapping[Hex, str]) -> None:
-        self._tiles = tiles
-        self._royal = royal
+        # Copies: the graph of a board never changes, so copies of a game share it.
+        self._tiles = dict(tiles)
+        self._royal = dict(royal)
         self.islands: tuple[Hex, ...] = tuple(
             at for at, (tile, _) in tiles.items() if tile.is_island and at not in royal
         )
@@ -84,23 +85,21 @@ class QuietGraph:
         self._island_of: list[int] = []
         self._moorings: list[int] = []
         self._jetties: list[tuple[int, ...]] = []
+        self._capacity: list[int] = []
         for i, at in enumerate(self.islands):
             tile, rot = tiles[at]
+            moorings, jetties = _BEACHES[tile.id, rot]
             self._first.append(len(self._moorings))
-            for beach in tile.beaches:
-                self._island_of.append(i)
-                self._moorings.append(beach.moorings)
-                self._jetties.append(tuple((j + rot) % 6 for j in beach.jetties))
+            self._island_of += [i] * len(moorings)
+            self._moorings += moorings
+            self._jetties += jetties
+            self._capacity.append(sum(moorings))
         self._first.append(len(self._moorings))
         #: Per flat beach, worked out when first needed: (destination island,
         #: highest danger) of each jetty, and whether one of them draws (then
         #: emigrating from the beach is always loud).
         self._routes: list[tuple[Route, ...] | None] = [None] * len(self._moorings)
         self._always_loud: list[bool] = [False] * len(self._moorings)
-        self._capacity = [
-            sum(self._moorings[self._first[i] : self._first[i + 1]])
-            for i in range(len(self.islands))
-        ]
         self._can_end: dict[Position, bool] = {}
 
     def position(self, ships: Mapping[Hex, tuple[Colours, ...]]) -> Position:
@@ -429,6 +428,18 @@ def _terminal_components(graph: dict[Position, list[Position]]) -> list[list[Pos
     ]
 
 
+#: Per island tile and rotation: the moorings and the world directions of the
+#: jetties of each beach.
+_BEACHES: dict[tuple[str, int], tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]] = {
+    (tile.id, rot): (
+        tuple(beach.moorings for beach in tile.beaches),
+        tuple(tuple((j + rot) % 6 for j in beach.jetties) for beach in tile.beaches),
+    )
+    for tile in TILES.values()
+    if tile.is_island
+    for rot in range(6)
+}
+
 _ARRANGEMENTS: dict[tuple[int, tuple[int, ...]], tuple[tuple[int, ...], ...]] = {}
 _SHAPES: dict[tuple[tuple[int, ...], tuple[int, ...]], list[tuple[tuple[int, ...], ...]]] = {}
 
@@ -444,8 +455,7 @@ def _packed_arrangements(group: int, free: tuple[int, ...]) -> tuple[tuple[int, 
     key = (group, free)
     found = _ARRANGEMENTS.get(key)
     if found is None:
-        plan = LandingPlan(group, free)
-        found = _ARRANGEMENTS[key] = tuple(plan.arrangement(i) for i in range(len(plan)))
+        found = _ARRANGEMENTS[key] = LandingPlan(group, free).every_arrangement()
     return found
 
 
@@ -470,6 +480,23 @@ class LandingPlan:
 
     def __len__(self) -> int:
         return len(self._shapes)
+
+    def every_arrangement(self) -> tuple[tuple[int, ...], ...]:
+        """Every arrangement, in order (a share that recurs is packed once)."""
+        packed_share: dict[tuple[int, ...], int] = {}
+        ships = self._ships
+        result = []
+        for shape in self._shapes:
+            real = [0] * self._beaches
+            for at, share in zip(self._order, shape, strict=True):
+                value = packed_share.get(share)
+                if value is None:
+                    value = packed_share[share] = sum(
+                        n * ship for n, ship in zip(share, ships, strict=True)
+                    )
+                real[at] = value
+            result.append(tuple(real))
+        return tuple(result)
 
     def arrangement(self, index: int) -> tuple[int, ...]:
         """Arrangement number ``index``: the packed share of every beach."""

@@ -18,7 +18,7 @@ from itertools import combinations
 from typing import Any, TypeVar
 
 from .actions import validate
-from .cycles import LandingPlan, QuietGraph, landings, pack, unpack
+from .cycles import LandingPlan, Position, QuietGraph, landings, pack, unpack
 from .errors import ActionError, Reason, RecordError
 from .landing import Colours
 from .tiles import (
@@ -119,6 +119,13 @@ class Game:
         self._events: list[Event] = []
         self._result: dict[str, dict[str, int]] | None = None
         self._graph: QuietGraph | None = None
+        #: The packed position of the ships on ``_graph`` (None: not worked out yet).
+        self._position: Position | None = None
+        #: The full beaches, kept up to date by every change of ships (R7).
+        self._full: set[tuple[Hex, int]] = set()
+        #: Open ends and empty sides (R2), kept up to date as tiles are placed.
+        self._ends: set[tuple[Hex, int]] = set()
+        self._sides: set[tuple[Hex, int]] = set()
         # The pending decision.
         self._kind: str | None = SETUP
         self._group: Colours = ()
@@ -175,9 +182,11 @@ class Game:
             "_supply",
             "_at_sea",
             "_events",
+            "_full",
+            "_ends",
+            "_sides",
         ):
             setattr(other, name, copy.copy(getattr(self, name)))
-        other._graph = None
         return other
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Game:
@@ -386,10 +395,40 @@ class Game:
     # ------------------------------------------------------------------ board
 
     def _place(self, tile: Tile, at: Hex, rot: int) -> None:
-        self._tiles[at] = (tile, rot)
+        tiles = self._tiles
+        tiles[at] = (tile, rot)
+        faces = _FACES[tile.id, rot]
+        q, r = at
+        for d, (dq, dr) in enumerate(DIRECTIONS):
+            there = (q + dq, r + dr)
+            if there in tiles:
+                back = (there, (d + 3) % 6)
+                self._sides.discard(back)
+                self._ends.discard(back)
+            else:
+                self._sides.add((at, d))
+                if d in faces:
+                    self._ends.add((at, d))
         if tile.is_island:
-            self._ships[at] = tuple(() for _ in tile.beaches)
+            self._set_ships(at, tuple(() for _ in tile.beaches))
+        self._board_changed()
+
+    def _board_changed(self) -> None:
+        """Tiles or royal islands changed: the R11 analysis is out of date."""
         self._graph = None
+        self._position = None
+
+    def _set_ships(self, at: Hex, ships: tuple[Colours, ...]) -> None:
+        """Every change of the ships on an island goes through here."""
+        self._ships[at] = ships
+        self._position = None
+        moorings = _MOORINGS[self._tiles[at][0].id]
+        full = self._full
+        for b, colours in enumerate(ships):
+            if len(colours) == moorings[b]:
+                full.add((at, b))
+            else:
+                full.discard((at, b))
 
     def _draw(self, at: Hex, rot: int, why: str) -> Tile:
         """Draw the top tile and place it at ``at`` (R2); the caller checks R12."""
@@ -412,7 +451,7 @@ class Game:
         at = (beach[0], beach[1])
         ships = list(self._ships[at])
         ships[beach[2]] = tuple(sorted((*ships[beach[2]], colour)))
-        self._ships[at] = tuple(ships)
+        self._set_ships(at, tuple(ships))
         self._supply[colour] -= 1
 
     def _free(self, at: Hex) -> tuple[int, ...]:
@@ -420,14 +459,7 @@ class Game:
         return tuple(m - len(s) for m, s in zip(moorings, self._ships[at], strict=True))
 
     def _full_beaches(self) -> list[tuple[Hex, int]]:
-        full = []
-        tiles = self._tiles
-        for at, ships in self._ships.items():
-            moorings = _MOORINGS[tiles[at][0].id]
-            for b, colours in enumerate(ships):
-                if len(colours) == moorings[b]:
-                    full.append((at, b))
-        return full
+        return sorted(self._full)
 
     def _jetty_dirs(self, at: Hex, b: int) -> list[int]:
         tile, rot = self._tiles[at]
@@ -437,9 +469,16 @@ class Game:
         return any(colour in s for ships in self._ships.values() for s in ships)
 
     def _open_ends(self) -> list[tuple[Hex, int]]:
-        """Open ends (R2): empty neighbours of sea tiles and of island jetties."""
-        ends = []
-        empty_sides = []
+        """Open ends (R2): empty neighbours of sea tiles and of island jetties.
+
+        If there are none, every empty side of a tile.
+        """
+        return sorted(self._ends or self._sides)
+
+    def _scan_ends(self) -> None:
+        """Work the open ends and empty sides out afresh (after tiles are removed)."""
+        self._ends = set()
+        self._sides = set()
         tiles = self._tiles
         for at, (tile, rot) in tiles.items():
             faces = _FACES[tile.id, rot]
@@ -447,16 +486,22 @@ class Game:
             for d, (dq, dr) in enumerate(DIRECTIONS):
                 if (q + dq, r + dr) in tiles:
                     continue
-                empty_sides.append((at, d))
+                self._sides.add((at, d))
                 if d in faces:
-                    ends.append((at, d))
-        return ends or empty_sides
+                    self._ends.add((at, d))
 
     def quiet_graph(self) -> QuietGraph:
         """The R11 analysis of the current board (tiles and royal islands)."""
         if self._graph is None:
             self._graph = QuietGraph(self._tiles, self._royal)
         return self._graph
+
+    def _quiet_position(self) -> tuple[QuietGraph, Position]:
+        """The R11 analysis and the ships' position in it."""
+        graph = self.quiet_graph()
+        if self._position is None:
+            self._position = graph.position(self._ships)
+        return graph, self._position
 
     def _emit(self, kind: str, **fields: Json) -> None:
         self._events.append({"kind": kind, **fields})
@@ -496,7 +541,7 @@ class Game:
             colours = list(ships[take[2]])
             colours.remove(player)
             ships[take[2]] = tuple(colours)
-            self._ships[at] = tuple(ships)
+            self._set_ships(at, tuple(ships))
             self._supply[player] += 1
             self._emit("ship_taken", player=player, beach=list(take))
         q, r = action["island"]
@@ -529,11 +574,11 @@ class Game:
         player = self.seats[self._active]
         at = (action["island"][0], action["island"][1])
         ships = [c for s in self._ships[at] for c in s]
-        self._ships[at] = tuple(() for _ in self._ships[at])
+        self._set_ships(at, tuple(() for _ in self._ships[at]))
         self._supply[player] += len(ships) - 1
         self._royal[at] = player
         self._founded[player] += 1
-        self._graph = None
+        self._board_changed()
         self._emit(
             "royal_founded",
             player=player,
@@ -551,7 +596,7 @@ class Game:
             if any(player in s for s in ships):
                 kept = tuple(tuple(c for c in s if c != player) for s in ships)
                 returned += sum(len(s) for s in ships) - sum(len(s) for s in kept)
-                self._ships[at] = kept
+                self._set_ships(at, kept)
         self._supply[player] += returned
         self._emit("settlement_started", player=player, returned=returned)
         self._ask_place("settle")
@@ -607,9 +652,8 @@ class Game:
 
     def _continue_chain(self) -> None:
         """R7 and R11: emigrate while a beach is full; clear endless cycles; end the turn."""
-        while self._full_beaches():
-            graph = self.quiet_graph()
-            position = graph.position(self._ships)
+        while self._full:
+            graph, position = self._quiet_position()
             if graph.can_end(position):
                 self._kind = EMIGRATE
                 return
@@ -626,12 +670,14 @@ class Game:
         self._cleared_in_chain = True
         for at in sorted(islands):
             ships = [c for s in self._ships.pop(at) for c in s]
+            self._full = {f for f in self._full if f[0] != at}
             for colour in ships:
                 self._supply[colour] += 1
             tile = self._tiles.pop(at)[0]
             self._removed.append(tile.id)
             self._emit("island_removed", island=_hex(at), tile=tile.id, returned=_returned(ships))
-        self._graph = None
+        self._scan_ends()
+        self._board_changed()
 
     def _act_emigrate(self, action: Action) -> None:
         """R6: the whole beach sails out of one jetty and walks the sea paths."""
@@ -639,12 +685,12 @@ class Game:
         q, r, b = action["beach"]
         start = (q, r)
         heading = action["dir"]
-        graph = self.quiet_graph()
-        quiet = graph.is_quiet(graph.position(self._ships), start, b, heading)
+        graph, position = self._quiet_position()
+        quiet = graph.is_quiet(position, start, b, heading)
         ships = list(self._ships[start])
         group = ships[b]
         ships[b] = ()
-        self._ships[start] = tuple(ships)
+        self._set_ships(start, tuple(ships))
         self._emit("emigrated", player=player, beach=[q, r, b], dir=heading, group=list(group))
         colours = len(set(group))
         here = start
@@ -704,7 +750,7 @@ class Game:
             left.remove(colour)
             ships = list(self._ships[(q, r)])
             ships[b] = tuple(sorted((*ships[b], colour)))
-            self._ships[(q, r)] = tuple(ships)
+            self._set_ships((q, r), tuple(ships))
         for colour in left:
             self._supply[colour] += 1
         self._emit(
@@ -834,8 +880,7 @@ class Game:
 
     def _emigrate_options(self) -> list[Keyed]:
         """R7 with R11.1: every jetty of every full beach, quiet ones only if they can end."""
-        graph = self.quiet_graph()
-        position = graph.position(self._ships)
+        graph, position = self._quiet_position()
         options: list[Keyed] = []
         for (q, r), b in self._full_beaches():
             for d in self._jetty_dirs((q, r), b):
@@ -852,8 +897,7 @@ class Game:
         """R8, with R11.1's restriction after a quiet emigration."""
         found = list(_landing_options(self._group, self._free(self._island)))
         if self._restricted:
-            graph = self.quiet_graph()
-            position = graph.position(self._ships)
+            graph, position = self._quiet_position()
             at = self._island
             if not graph.landing_is_free(position, at):
                 found = [o for o in found if graph.landing_can_end(position, at, o[2])]
@@ -952,13 +996,9 @@ class Game:
     def _random_emigration(self, below: Callable[[int], int]) -> Action:
         """One of :meth:`_emigrate_options`, uniformly; R11.1 is checked only for draws."""
         candidates = [(at, b, d) for at, b in self._full_beaches() for d in self._jetty_dirs(at, b)]
-        graph: QuietGraph | None = None
-        position: tuple[int, ...] = ()
+        graph, position = self._quiet_position()
         while True:
             at, b, d = _take_one(candidates, below)
-            if graph is None:
-                graph = self.quiet_graph()
-                position = graph.position(self._ships)
             if not candidates or graph.allowed_emigration(position, at, b, d):
                 return {"act": "emigrate", "beach": [at[0], at[1], b], "dir": d}
 
@@ -966,8 +1006,7 @@ class Game:
         """One of :meth:`_land_options`, uniformly; R11.1 is checked only for draws."""
         plan = LandingPlan(pack(self._group), self._free(self._island))
         if self._restricted:
-            graph = self.quiet_graph()
-            position = graph.position(self._ships)
+            graph, position = self._quiet_position()
             at = self._island
             if not graph.landing_is_free(position, at):
                 candidates = list(range(len(plan)))

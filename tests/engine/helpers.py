@@ -70,10 +70,20 @@ def check_invariants(game: Game) -> None:
     snap = game.snapshot()
     tiles = {(q, r): tile for q, r, tile, _ in snap["tiles"]}
     full = False
+    full_beaches = set()
     for q, r, b, colours in snap["beaches"]:
         moorings = TILES[tiles[(q, r)]].beaches[b].moorings
         assert len(colours) <= moorings, f"beach {[q, r, b]} over capacity"
         full = full or len(colours) == moorings
+        if len(colours) == moorings:
+            full_beaches.add(((q, r), b))
+    # White-box: what the engine keeps up to date instead of recounting.
+    assert game._full == full_beaches
+    ends, sides = set(game._ends), set(game._sides)
+    game._scan_ends()
+    assert (game._ends, game._sides) == (ends, sides)
+    if game._position is not None:
+        assert game._position == game.quiet_graph().position(game._ships)
     decision = snap["decision"]
     if decision is not None:
         assert decision["options"], "a decision always has options"

@@ -435,12 +435,13 @@ def test_r11_the_endless_island_is_cleared_and_removed_then_a_tile_recovers() ->
     game._draw_pile = [t for t in game._draw_pile if t not in RING]
     game._islands_left -= len(RING)
     for at, (tile, rot) in tiles.items():
-        game._tiles[at] = (tile, rot)
-        game._ships[at] = tuple(() for _ in tile.beaches)
+        if at != (0, 0):
+            game._place(tile, at, rot)
     game._royal.update(royal)
+    game._board_changed()
     game._founded.update(red=2, blue=2, green=2)
     y, r = "yellow", "red"
-    game._ships[(0, 0)] = ((y, y), (y, y), (y, y), (y, y), (r, r), (r,))
+    game._set_ships((0, 0), ((y, y), (y, y), (y, y), (y, y), (r, r), (r,)))
     game._supply.update(yellow=7, red=10, blue=13, green=13)
     game._setups, game._active, game._kind = 8, 0, "turn"
     check_invariants(game)
