@@ -92,6 +92,7 @@ class Authority:
         self._names: dict[str, str] = {}  # colour -> display name
         self._token_index = token_index  # token hash -> game id, shared by all games
         self._frames: list[bytes] = []  # encoded entries, the last resume_window of them
+        self._owners: list[str | None] = []  # the seat that submitted each of them, if any
         self._first_frame = 1  # sequence of self._frames[0]
         self._requests: OrderedDict[tuple[str, str], bytes] = OrderedDict()  # -> reply
         self._lock = asyncio.Lock()
@@ -158,12 +159,16 @@ class Authority:
         async with self._lock:
             return self._snapshot(viewer)
 
-    async def watch(self, viewer: str | None, after: int | None) -> tuple[bytes, Watcher | None]:
+    async def watch(
+        self, viewer: str | None, after: int | None, exclude_own: bool = False
+    ) -> tuple[bytes, Watcher | None]:
         """What a new watch sends first, and its watcher (None if nothing more will come).
 
         Resuming ``after`` a recent sequence replays the entries since; otherwise,
-        or if that is too old, the stream starts with a snapshot.
+        or if that is too old, the stream starts with a snapshot. With
+        ``exclude_own``, the entries of actions ``viewer`` submitted are left out.
         """
+        skip = viewer if exclude_own else None
         async with self._lock:
             if after is not None and not 0 <= after <= self.sequence:
                 raise ServiceError(
@@ -172,7 +177,12 @@ class Authority:
                     sequence=self.sequence,
                 )
             if after is not None and after + 1 >= self._first_frame:
-                first = b"".join(self._frames[after + 1 - self._first_frame :])
+                start = after + 1 - self._first_frame
+                first = b"".join(
+                    frame
+                    for frame, owner in zip(self._frames[start:], self._owners[start:], strict=True)
+                    if skip is None or owner != skip
+                )
                 if not first:
                     first = spb.WatchGameResponse(
                         sequence=self.sequence, caught_up=True
@@ -182,7 +192,7 @@ class Authority:
                 first = spb.WatchGameResponse(snapshot=snapshot).SerializeToString()
             if self.state == FINISHED:
                 return first, None
-            return first, self.hub.subscribe(self.sequence)
+            return first, self.hub.subscribe(self.sequence, skip)
 
     def record(self) -> dict[str, Any]:
         """The record of the finished game (stack included)."""
@@ -364,7 +374,9 @@ class Authority:
         ).SerializeToString()
         if decision is not None:
             applied += convert.field_bytes(_DECISION, convert.decision_bytes(decision.to_dict()))
-        frame = self._publish_encoded(_ACTION_APPLIED, applied)
+        # A client's action is its seat's own (a bot's, sent without request id, is not).
+        owner = body["player"] if body["request"] else None
+        frame = self._publish_encoded(_ACTION_APPLIED, applied, owner)
         reply = _REPLY_TAG + frame[len(_FRAME_TAG) :]
         if body["request"]:  # bots send none: nobody retries their requests
             self._requests[(body["player"], body["request"])] = reply
@@ -384,21 +396,24 @@ class Authority:
             getattr(entry, change).SerializeToString(),
         )
 
-    def _publish_encoded(self, change: int, data: bytes) -> bytes:
+    def _publish_encoded(self, change: int, data: bytes, owner: str | None = None) -> bytes:
         """Publish the next entry, whose ``change`` field holds ``data``; returns its frame.
 
         The frame is the encoded ``WatchGameResponse`` of that one entry, built
         once for every watcher, the resume window and the SubmitAction reply.
+        ``owner`` is the seat that submitted it (its watches may leave it out).
         """
         self.sequence += 1
         entry = _SEQUENCE_TAG + convert.varint(self.sequence) + convert.field_bytes(change, data)
         frame = _FRAME_TAG + convert.varint(len(entry)) + entry
         self._frames.append(frame)
+        self._owners.append(owner)
         if len(self._frames) > self._limits.resume_window:
             drop = len(self._frames) - self._limits.resume_window
             del self._frames[:drop]
+            del self._owners[:drop]
             self._first_frame += drop
-        self.hub.publish(self.sequence, frame)
+        self.hub.publish(self.sequence, frame, owner)
         return frame
 
     def _rebuild(self) -> None:

@@ -29,8 +29,10 @@ class End(Enum):
 class Watcher:
     """One watch stream's buffer of frames not yet sent."""
 
-    def __init__(self, limit: int, sequence: int) -> None:
+    def __init__(self, limit: int, sequence: int, skip: str | None = None) -> None:
         self._limit = limit
+        #: Entries published with this owner are not for this watcher (None: every entry).
+        self.skip = skip
         self._frames: deque[bytes] = deque()
         self._ready = asyncio.Event()
         self._end: End | None = None
@@ -83,9 +85,9 @@ class Hub:
     def __len__(self) -> int:
         return len(self._watchers)
 
-    def subscribe(self, sequence: int) -> Watcher:
-        """A new watcher that has seen everything up to ``sequence``."""
-        watcher = Watcher(self._limit, sequence)
+    def subscribe(self, sequence: int, skip: str | None = None) -> Watcher:
+        """A new watcher that has seen everything up to ``sequence``; see ``Watcher.skip``."""
+        watcher = Watcher(self._limit, sequence, skip)
         self._watchers.add(watcher)
         return watcher
 
@@ -93,9 +95,14 @@ class Hub:
         """Forget ``watcher`` (its stream ended)."""
         self._watchers.discard(watcher)
 
-    def publish(self, sequence: int, frame: bytes) -> None:
-        """Queue ``frame`` for every watcher; cut off those that cannot keep up."""
-        for watcher in [w for w in self._watchers if not w.push(sequence, frame)]:
+    def publish(self, sequence: int, frame: bytes, owner: str | None = None) -> None:
+        """Queue ``frame`` for every watcher not skipping ``owner``; cut off the laggards."""
+        lagging = [
+            w
+            for w in self._watchers
+            if (owner is None or w.skip != owner) and not w.push(sequence, frame)
+        ]
+        for watcher in lagging:
             self._watchers.discard(watcher)
 
     def close(self, why: End) -> None:

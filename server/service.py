@@ -141,8 +141,13 @@ class GameService:
         viewer = self.registry.seat(game, _token(context), required=False)
         return spb.GetGameResponse(snapshot=await game.snapshot(viewer))
 
-    async def SubmitAction(self, request: spb.SubmitActionRequest, context: Any) -> bytes:
-        """Apply an action for the caller's seat."""
+    async def SubmitAction(
+        self, request: spb.SubmitActionRequest | spb.SubmitActionsRequest, context: Any
+    ) -> bytes:
+        """Apply an action for the caller's seat (also each request of SubmitActions).
+
+        The encoded reply is a SubmitActionResponse and a SubmitActionsResponse alike.
+        """
         game = self.registry.find(request.name)
         colour = self.registry.seat(game, _token(context), required=True)
         assert colour is not None
@@ -168,9 +173,10 @@ class GameService:
     async def WatchGame(self, request: spb.WatchGameRequest, context: Any) -> AsyncIterator[bytes]:
         """A snapshot (or the entries after ``after_sequence``), then every new entry."""
         game = self.registry.find(request.name)
-        viewer = self.registry.seat(game, _token(context), required=False)
+        own = request.exclude_own_actions
+        viewer = self.registry.seat(game, _token(context), required=own)
         after = request.after_sequence if request.HasField("after_sequence") else None
-        first, watcher = await game.watch(viewer, after)
+        first, watcher = await game.watch(viewer, after, own)
         if first:
             yield first
         if watcher is None:
@@ -273,8 +279,21 @@ def _watch(service: GameService) -> Any:
     return grpc.unary_stream_rpc_method_handler(handle)
 
 
+def _submit_stream(service: GameService) -> Any:
+    async def handle(requests: AsyncIterator[bytes], context: Any) -> AsyncIterator[bytes]:
+        try:
+            async for data in requests:
+                request = _decode(spb.SubmitActionsRequest, data)
+                yield await service.SubmitAction(request, context)
+        except ServiceError as error:
+            await _refuse("SubmitActions", error, context)
+
+    return grpc.stream_stream_rpc_method_handler(handle)
+
+
 def generic_handler(service: GameService) -> Any:
     """The gRPC handler of every method, requests and responses as bytes."""
     methods = {name: _unary(name, kind, getattr(service, name)) for name, kind in _UNARY.items()}
     methods["WatchGame"] = _watch(service)
+    methods["SubmitActions"] = _submit_stream(service)
     return grpc.method_handlers_generic_handler(SERVICE, methods)

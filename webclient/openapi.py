@@ -39,6 +39,10 @@ OPERATIONS: list[tuple[str, str, str, bool]] = [
     ("/api/v1/games/{game}/record", "get", "GetGameRecord", False),
 ]
 
+#: RPCs with no HTTP operation: a client-side stream of actions is, over HTTP, a
+#: POST to /actions per action.
+GRPC_ONLY = frozenset({"SubmitActions"})
+
 
 def _ref(descriptor: Descriptor | EnumDescriptor) -> dict[str, Any]:
     return {"$ref": f"#/components/schemas/{descriptor.full_name}"}
@@ -202,7 +206,10 @@ def document() -> dict[str, Any]:
         "info": {
             "title": "Tongiaki web gateway",
             "version": "v1",
-            "description": "The tongiaki.v1.GameService over HTTP and JSON (proto3 JSON mapping).",
+            "description": (
+                "The tongiaki.v1.GameService over HTTP and JSON (proto3 JSON mapping);"
+                f" gRPC only: {', '.join(sorted(GRPC_ONLY))}."
+            ),
         },
         "paths": paths,
         "components": {

@@ -104,6 +104,8 @@ class Seen:
     """What one watcher received: messages in order and the state they lead to."""
 
     messages: list[spb.WatchGameResponse] = field(default_factory=list)
+    #: Entries of this seat's own actions, as SubmitAction(s) returned them.
+    own: list[pb.LogEntry] = field(default_factory=list)
     sequence: int = 0
     decision: pb.Decision | None = None
 
@@ -145,28 +147,47 @@ async def play_seat(
     choose: Chooser,
     *,
     on_submit: Callable[[pb.LogEntry], None] | None = None,
+    stream: bool = False,
 ) -> Seen:
-    """Watch the game as ``colour`` and act whenever it is its decision, until the end."""
+    """Watch the game as ``colour`` and act whenever it is its decision, until the end.
+
+    With ``stream``, actions go over one SubmitActions stream and the watch
+    leaves out the seat's own entries; otherwise each is a SubmitAction call.
+    """
     seen = Seen()
     acted = -1
-    async for message in stub.WatchGame(spb.WatchGameRequest(name=name), metadata=auth(token)):
+    actions = stub.SubmitActions(metadata=auth(token)) if stream else None
+    watch = stub.WatchGame(
+        spb.WatchGameRequest(name=name, exclude_own_actions=stream), metadata=auth(token)
+    )
+    async for message in watch:
         seen.take(message)
         while (
             seen.decision is not None and seen.decision.player == colour and seen.sequence != acted
         ):
             acted = seen.sequence
-            response = await stub.SubmitAction(
-                spb.SubmitActionRequest(
-                    name=name,
-                    sequence=seen.sequence,
-                    request_id=f"{colour}-{seen.sequence}",
-                    action=choose(seen.decision),
-                ),
-                metadata=auth(token),
-            )
+            fields: dict[str, Any] = {
+                "name": name,
+                "sequence": seen.sequence,
+                "request_id": f"{colour}-{seen.sequence}",
+                "action": choose(seen.decision),
+            }
+            if actions is None:
+                entry = (
+                    await stub.SubmitAction(spb.SubmitActionRequest(**fields), metadata=auth(token))
+                ).entry
+            else:
+                await actions.write(spb.SubmitActionsRequest(**fields))
+                response = await actions.read()
+                assert isinstance(response, spb.SubmitActionsResponse)
+                entry = response.entry
             if on_submit is not None:
-                on_submit(response.entry)
-            seen.follow(response.entry)
+                on_submit(entry)
+            seen.own.append(entry)
+            seen.follow(entry)
+    if actions is not None:
+        await actions.done_writing()
+        assert await actions.read() is grpc.aio.EOF
     return seen
 
 

@@ -40,6 +40,32 @@ async def _watch_first(stub: rpc.GameServiceStub, name: str, md: list[tuple[str,
         call.cancel()
 
 
+async def _watch_own_excluded(
+    stub: rpc.GameServiceStub, name: str, md: list[tuple[str, str]]
+) -> Any:
+    call = stub.WatchGame(spb.WatchGameRequest(name=name, exclude_own_actions=True), metadata=md)
+    try:
+        return await call.read()
+    finally:
+        call.cancel()
+
+
+def _submit_on_stream(request: spb.SubmitActionsRequest) -> Call:
+    async def call(stub: rpc.GameServiceStub, name: str, md: list[tuple[str, str]]) -> Any:
+        stream = stub.SubmitActions(metadata=md)
+        try:
+            request.name = name
+            await stream.write(request)
+            response = await stream.read()
+            if response is grpc.aio.EOF:
+                await stream  # raises the stream's error
+            return response
+        finally:
+            stream.cancel()
+
+    return call
+
+
 def test_every_rpc_against_every_kind_of_caller(tmp_path: Path) -> None:
     async def main() -> None:
         async with running(tmp_path) as (_, stub, _channel):
@@ -73,6 +99,19 @@ def test_every_rpc_against_every_kind_of_caller(tmp_path: Path) -> None:
                         "other seat": (grpc.StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN"),
                     },
                 ),
+                "SubmitActions": (
+                    _submit_on_stream(
+                        spb.SubmitActionsRequest(
+                            sequence=before.snapshot.sequence, request_id="x", action=option
+                        )
+                    ),
+                    {
+                        "none": MISSING,
+                        "bad": INVALID,
+                        "other game": WRONG_GAME,
+                        "other seat": (grpc.StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN"),
+                    },
+                ),
                 "StartGame": (
                     lambda s, n, md: s.StartGame(spb.StartGameRequest(name=n), metadata=md),
                     {
@@ -93,6 +132,10 @@ def test_every_rpc_against_every_kind_of_caller(tmp_path: Path) -> None:
                 "WatchGame": (
                     _watch_first,
                     {"none": OK, "bad": INVALID, "other game": WRONG_GAME, "other seat": OK},
+                ),
+                "WatchGame, own actions excluded": (
+                    _watch_own_excluded,
+                    {"none": MISSING, "bad": INVALID, "other game": WRONG_GAME, "other seat": OK},
                 ),
                 "GetGameRecord": (
                     lambda s, n, md: s.GetGameRecord(spb.GetGameRecordRequest(name=n), metadata=md),

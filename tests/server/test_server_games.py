@@ -27,12 +27,14 @@ from server.gen.tongiaki.v1 import game_service_pb2 as spb
 from server.gen.tongiaki.v1 import game_service_pb2_grpc as rpc
 
 
-async def _play_and_check(stub: rpc.GameServiceStub, seats: int, seed: int) -> None:
+async def _play_and_check(
+    stub: rpc.GameServiceStub, seats: int, seed: int, *, stream: bool = False
+) -> None:
     name, tokens = await new_game(stub, seats)
     spectator = asyncio.create_task(spectate(stub, name))
     players = await asyncio.gather(
         *(
-            play_seat(stub, name, colour, token, random_chooser(seed * 10 + i))
+            play_seat(stub, name, colour, token, random_chooser(seed * 10 + i), stream=stream)
             for i, (colour, token) in enumerate(tokens.items())
         )
     )
@@ -62,12 +64,18 @@ async def _play_and_check(stub: rpc.GameServiceStub, seats: int, seed: int) -> N
         mine = await stub.GetGame(spb.GetGameRequest(name=name), metadata=auth(token))
         expected = replay.view(convert.COLOUR_NAME[colour])
         assert mine.snapshot.view == convert.view_to_proto(expected)
-    # Every player's watch saw the same entries as the spectator's, in order.
-    for seen in players:
-        tail = [e for e in watched.entries() if e.sequence > seen.messages[0].snapshot.sequence]
-        assert [
-            e for e in seen.entries() if e.sequence > seen.messages[0].snapshot.sequence
-        ] == tail
+    # Every player saw the same entries as the spectator, in order: on its watch, or
+    # (its own actions' entries, when its watch leaves them out) in its responses.
+    for colour, seen in zip(tokens, players, strict=True):
+        start = seen.messages[0].snapshot.sequence
+        tail = [e for e in watched.entries() if e.sequence > start]
+        mine = [e for e in seen.entries() if e.sequence > start]
+        if stream:
+            assert seen.own
+            assert not {e.sequence for e in mine} & {e.sequence for e in seen.own}
+            assert all(e.action_applied.player != colour for e in mine)
+            mine = sorted(mine + seen.own, key=lambda e: e.sequence)
+        assert mine == tail
 
 
 def test_complete_games_match_the_engine_replay(tmp_path: Path) -> None:
@@ -82,6 +90,16 @@ def test_complete_games_match_the_engine_replay(tmp_path: Path) -> None:
             assert len(rest.games) == 1 and not rest.next_page_token
             finished = await stub.ListGames(spb.ListGamesRequest(state=pb.GAME_STATE_FINISHED))
             assert len(finished.games) == 3
+
+    asyncio.run(main())
+
+
+def test_complete_games_over_submit_actions_streams(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with running(tmp_path) as (_, stub, _channel):
+            await asyncio.gather(
+                *(_play_and_check(stub, seats, seats + 20, stream=True) for seats in (2, 4))
+            )
 
     asyncio.run(main())
 

@@ -174,6 +174,10 @@ def test_malformed_requests_get_their_reasons(tmp_path: Path) -> None:
                 else:
                     code, reason = await _reason(raw(b"\xff\xff\xff"))
                 assert (code, reason) == bad_request, method
+            actions = channel.stream_stream("/tongiaki.v1.GameService/SubmitActions")(metadata=md)
+            await actions.write(b"\xff\xff\xff")
+            code, reason = await _reason(actions.read())
+            assert (code, reason) == bad_request, "SubmitActions"
 
             # Still up, still serving, and the game untouched.
             health = health_pb2_grpc.HealthStub(channel)

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from server.gen.tongiaki.v1 import game_pb2 as tongiaki_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1etongiaki/v1/game_service.proto\x12\x0btongiaki.v1\x1a\x16tongiaki/v1/game.proto\"d\n\x11\x43reateGameRequest\x12\"\n\x05seats\x18\x01 \x03(\x0e\x32\x13.tongiaki.v1.Colour\x12+\n\x08settings\x18\x02 \x01(\x0b\x32\x19.tongiaki.v1.GameSettings\"5\n\x12\x43reateGameResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tongiaki.v1.Game\"Z\n\x0fJoinGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12#\n\x06\x63olour\x18\x02 \x01(\x0e\x32\x13.tongiaki.v1.Colour\x12\x14\n\x0c\x64isplay_name\x18\x03 \x01(\t\"l\n\x10JoinGameResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tongiaki.v1.Game\x12#\n\x06\x63olour\x18\x02 \x01(\x0e\x32\x13.tongiaki.v1.Colour\x12\x12\n\nseat_token\x18\x03 \x01(\t\" \n\x10StartGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"4\n\x11StartGameResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tongiaki.v1.Game\"\x1e\n\x0eGetGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\">\n\x0fGetGameResponse\x12+\n\x08snapshot\x18\x01 \x01(\x0b\x32\x19.tongiaki.v1.GameSnapshot\"\x92\x01\n\x13SubmitActionRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x10\n\x08sequence\x18\x02 \x01(\x03\x12\x12\n\nrequest_id\x18\x03 \x01(\t\x12%\n\x06\x61\x63tion\x18\x04 \x01(\x0b\x32\x13.tongiaki.v1.ActionH\x00\x12\x15\n\x0b\x61\x63tion_json\x18\x05 \x01(\tH\x00\x42\t\n\x07payload\"<\n\x14SubmitActionResponse\x12$\n\x05\x65ntry\x18\x01 \x01(\x0b\x32\x15.tongiaki.v1.LogEntry\"P\n\x10WatchGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x1b\n\x0e\x61\x66ter_sequence\x18\x02 \x01(\x03H\x00\x88\x01\x01\x42\x11\n\x0f_after_sequence\"\x8d\x01\n\x11WatchGameResponse\x12+\n\x08snapshot\x18\x01 \x01(\x0b\x32\x19.tongiaki.v1.GameSnapshot\x12&\n\x07\x65ntries\x18\x02 \x03(\x0b\x32\x15.tongiaki.v1.LogEntry\x12\x10\n\x08sequence\x18\x03 \x01(\x03\x12\x11\n\tcaught_up\x18\x04 \x01(\x08\"`\n\x10ListGamesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12%\n\x05state\x18\x03 \x01(\x0e\x32\x16.tongiaki.v1.GameState\"N\n\x11ListGamesResponse\x12 \n\x05games\x18\x01 \x03(\x0b\x32\x11.tongiaki.v1.Game\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\" \n\x10LeaveGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"4\n\x11LeaveGameResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tongiaki.v1.Game\"$\n\x14GetGameRecordRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"U\n\x15GetGameRecordResponse\x12\'\n\x06record\x18\x01 \x01(\x0b\x32\x17.tongiaki.v1.GameRecord\x12\x13\n\x0brecord_json\x18\x02 \x01(\t2\xca\x05\n\x0bGameService\x12M\n\nCreateGame\x12\x1e.tongiaki.v1.CreateGameRequest\x1a\x1f.tongiaki.v1.CreateGameResponse\x12G\n\x08JoinGame\x12\x1c.tongiaki.v1.JoinGameRequest\x1a\x1d.tongiaki.v1.JoinGameResponse\x12J\n\tStartGame\x12\x1d.tongiaki.v1.StartGameRequest\x1a\x1e.tongiaki.v1.StartGameResponse\x12\x44\n\x07GetGame\x12\x1b.tongiaki.v1.GetGameRequest\x1a\x1c.tongiaki.v1.GetGameResponse\x12S\n\x0cSubmitAction\x12 .tongiaki.v1.SubmitActionRequest\x1a!.tongiaki.v1.SubmitActionResponse\x12L\n\tWatchGame\x12\x1d.tongiaki.v1.WatchGameRequest\x1a\x1e.tongiaki.v1.WatchGameResponse0\x01\x12J\n\tListGames\x12\x1d.tongiaki.v1.ListGamesRequest\x1a\x1e.tongiaki.v1.ListGamesResponse\x12J\n\tLeaveGame\x12\x1d.tongiaki.v1.LeaveGameRequest\x1a\x1e.tongiaki.v1.LeaveGameResponse\x12V\n\rGetGameRecord\x12!.tongiaki.v1.GetGameRecordRequest\x1a\".tongiaki.v1.GetGameRecordResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1etongiaki/v1/game_service.proto\x12\x0btongiaki.v1\x1a\x16tongiaki/v1/game.proto\"d\n\x11\x43reateGameRequest\x12\"\n\x05seats\x18\x01 \x03(\x0e\x32\x13.tongiaki.v1.Colour\x12+\n\x08settings\x18\x02 \x01(\x0b\x32\x19.tongiaki.v1.GameSettings\"5\n\x12\x43reateGameResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tongiaki.v1.Game\"Z\n\x0fJoinGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12#\n\x06\x63olour\x18\x02 \x01(\x0e\x32\x13.tongiaki.v1.Colour\x12\x14\n\x0c\x64isplay_name\x18\x03 \x01(\t\"l\n\x10JoinGameResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tongiaki.v1.Game\x12#\n\x06\x63olour\x18\x02 \x01(\x0e\x32\x13.tongiaki.v1.Colour\x12\x12\n\nseat_token\x18\x03 \x01(\t\" \n\x10StartGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"4\n\x11StartGameResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tongiaki.v1.Game\"\x1e\n\x0eGetGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\">\n\x0fGetGameResponse\x12+\n\x08snapshot\x18\x01 \x01(\x0b\x32\x19.tongiaki.v1.GameSnapshot\"\x92\x01\n\x13SubmitActionRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x10\n\x08sequence\x18\x02 \x01(\x03\x12\x12\n\nrequest_id\x18\x03 \x01(\t\x12%\n\x06\x61\x63tion\x18\x04 \x01(\x0b\x32\x13.tongiaki.v1.ActionH\x00\x12\x15\n\x0b\x61\x63tion_json\x18\x05 \x01(\tH\x00\x42\t\n\x07payload\"<\n\x14SubmitActionResponse\x12$\n\x05\x65ntry\x18\x01 \x01(\x0b\x32\x15.tongiaki.v1.LogEntry\"\x93\x01\n\x14SubmitActionsRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x10\n\x08sequence\x18\x02 \x01(\x03\x12\x12\n\nrequest_id\x18\x03 \x01(\t\x12%\n\x06\x61\x63tion\x18\x04 \x01(\x0b\x32\x13.tongiaki.v1.ActionH\x00\x12\x15\n\x0b\x61\x63tion_json\x18\x05 \x01(\tH\x00\x42\t\n\x07payload\"=\n\x15SubmitActionsResponse\x12$\n\x05\x65ntry\x18\x01 \x01(\x0b\x32\x15.tongiaki.v1.LogEntry\"m\n\x10WatchGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x1b\n\x0e\x61\x66ter_sequence\x18\x02 \x01(\x03H\x00\x88\x01\x01\x12\x1b\n\x13\x65xclude_own_actions\x18\x03 \x01(\x08\x42\x11\n\x0f_after_sequence\"\x8d\x01\n\x11WatchGameResponse\x12+\n\x08snapshot\x18\x01 \x01(\x0b\x32\x19.tongiaki.v1.GameSnapshot\x12&\n\x07\x65ntries\x18\x02 \x03(\x0b\x32\x15.tongiaki.v1.LogEntry\x12\x10\n\x08sequence\x18\x03 \x01(\x03\x12\x11\n\tcaught_up\x18\x04 \x01(\x08\"`\n\x10ListGamesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12%\n\x05state\x18\x03 \x01(\x0e\x32\x16.tongiaki.v1.GameState\"N\n\x11ListGamesResponse\x12 \n\x05games\x18\x01 \x03(\x0b\x32\x11.tongiaki.v1.Game\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\" \n\x10LeaveGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"4\n\x11LeaveGameResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tongiaki.v1.Game\"$\n\x14GetGameRecordRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"U\n\x15GetGameRecordResponse\x12\'\n\x06record\x18\x01 \x01(\x0b\x32\x17.tongiaki.v1.GameRecord\x12\x13\n\x0brecord_json\x18\x02 \x01(\t2\xa6\x06\n\x0bGameService\x12M\n\nCreateGame\x12\x1e.tongiaki.v1.CreateGameRequest\x1a\x1f.tongiaki.v1.CreateGameResponse\x12G\n\x08JoinGame\x12\x1c.tongiaki.v1.JoinGameRequest\x1a\x1d.tongiaki.v1.JoinGameResponse\x12J\n\tStartGame\x12\x1d.tongiaki.v1.StartGameRequest\x1a\x1e.tongiaki.v1.StartGameResponse\x12\x44\n\x07GetGame\x12\x1b.tongiaki.v1.GetGameRequest\x1a\x1c.tongiaki.v1.GetGameResponse\x12S\n\x0cSubmitAction\x12 .tongiaki.v1.SubmitActionRequest\x1a!.tongiaki.v1.SubmitActionResponse\x12Z\n\rSubmitActions\x12!.tongiaki.v1.SubmitActionsRequest\x1a\".tongiaki.v1.SubmitActionsResponse(\x01\x30\x01\x12L\n\tWatchGame\x12\x1d.tongiaki.v1.WatchGameRequest\x1a\x1e.tongiaki.v1.WatchGameResponse0\x01\x12J\n\tListGames\x12\x1d.tongiaki.v1.ListGamesRequest\x1a\x1e.tongiaki.v1.ListGamesResponse\x12J\n\tLeaveGame\x12\x1d.tongiaki.v1.LeaveGameRequest\x1a\x1e.tongiaki.v1.LeaveGameResponse\x12V\n\rGetGameRecord\x12!.tongiaki.v1.GetGameRecordRequest\x1a\".tongiaki.v1.GetGameRecordResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -52,22 +52,26 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SUBMITACTIONREQUEST']._serialized_end=761
   _globals['_SUBMITACTIONRESPONSE']._serialized_start=763
   _globals['_SUBMITACTIONRESPONSE']._serialized_end=823
-  _globals['_WATCHGAMEREQUEST']._serialized_start=825
-  _globals['_WATCHGAMEREQUEST']._serialized_end=905
-  _globals['_WATCHGAMERESPONSE']._serialized_start=908
-  _globals['_WATCHGAMERESPONSE']._serialized_end=1049
-  _globals['_LISTGAMESREQUEST']._serialized_start=1051
-  _globals['_LISTGAMESREQUEST']._serialized_end=1147
-  _globals['_LISTGAMESRESPONSE']._serialized_start=1149
-  _globals['_LISTGAMESRESPONSE']._serialized_end=1227
-  _globals['_LEAVEGAMEREQUEST']._serialized_start=1229
-  _globals['_LEAVEGAMEREQUEST']._serialized_end=1261
-  _globals['_LEAVEGAMERESPONSE']._serialized_start=1263
-  _globals['_LEAVEGAMERESPONSE']._serialized_end=1315
-  _globals['_GETGAMERECORDREQUEST']._serialized_start=1317
-  _globals['_GETGAMERECORDREQUEST']._serialized_end=1353
-  _globals['_GETGAMERECORDRESPONSE']._serialized_start=1355
-  _globals['_GETGAMERECORDRESPONSE']._serialized_end=1440
-  _globals['_GAMESERVICE']._serialized_start=1443
-  _globals['_GAMESERVICE']._serialized_end=2157
+  _globals['_SUBMITACTIONSREQUEST']._serialized_start=826
+  _globals['_SUBMITACTIONSREQUEST']._serialized_end=973
+  _globals['_SUBMITACTIONSRESPONSE']._serialized_start=975
+  _globals['_SUBMITACTIONSRESPONSE']._serialized_end=1036
+  _globals['_WATCHGAMEREQUEST']._serialized_start=1038
+  _globals['_WATCHGAMEREQUEST']._serialized_end=1147
+  _globals['_WATCHGAMERESPONSE']._serialized_start=1150
+  _globals['_WATCHGAMERESPONSE']._serialized_end=1291
+  _globals['_LISTGAMESREQUEST']._serialized_start=1293
+  _globals['_LISTGAMESREQUEST']._serialized_end=1389
+  _globals['_LISTGAMESRESPONSE']._serialized_start=1391
+  _globals['_LISTGAMESRESPONSE']._serialized_end=1469
+  _globals['_LEAVEGAMEREQUEST']._serialized_start=1471
+  _globals['_LEAVEGAMEREQUEST']._serialized_end=1503
+  _globals['_LEAVEGAMERESPONSE']._serialized_start=1505
+  _globals['_LEAVEGAMERESPONSE']._serialized_end=1557
+  _globals['_GETGAMERECORDREQUEST']._serialized_start=1559
+  _globals['_GETGAMERECORDREQUEST']._serialized_end=1595
+  _globals['_GETGAMERECORDRESPONSE']._serialized_start=1597
+  _globals['_GETGAMERECORDRESPONSE']._serialized_end=1682
+  _globals['_GAMESERVICE']._serialized_start=1685
+  _globals['_GAMESERVICE']._serialized_end=2491
 # @@protoc_insertion_point(module_scope)

@@ -300,6 +300,72 @@ class SubmitActionResponse(_message.Message):
 Global___SubmitActionResponse: _TypeAlias = SubmitActionResponse  # noqa: Y015
 
 @_typing.final
+class SubmitActionsRequest(_message.Message):
+    """One request of a SubmitActions stream (the fields of SubmitActionRequest)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    SEQUENCE_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    ACTION_FIELD_NUMBER: _builtins.int
+    ACTION_JSON_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The game, `games/{game}`."""
+    sequence: _builtins.int
+    """The sequence number of the state the action was chosen in; anything else is stale."""
+    request_id: _builtins.str
+    """A client-chosen id (1 to 64 characters); a repeat returns the first result."""
+    action_json: _builtins.str
+    """The same as JSON text, e.g. `{"act":"settle"}`."""
+    @_builtins.property
+    def action(self) -> _game_pb2.Action:
+        """An option received in a decision."""
+
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        sequence: _builtins.int = ...,
+        request_id: _builtins.str = ...,
+        action: _game_pb2.Action | None = ...,
+        action_json: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "action_json", b"action_json", "payload", b"payload"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "action_json", b"action_json", "name", b"name", "payload", b"payload", "request_id", b"request_id", "sequence", b"sequence"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_payload: _TypeAlias = _typing.Literal["action", "action_json"]  # noqa: Y015
+    _WhichOneofArgType_payload: _TypeAlias = _typing.Literal["payload", b"payload"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_payload) -> _WhichOneofReturnType_payload | None: ...
+
+Global___SubmitActionsRequest: _TypeAlias = SubmitActionsRequest  # noqa: Y015
+
+@_typing.final
+class SubmitActionsResponse(_message.Message):
+    """One response of a SubmitActions stream, answering the request of the same position."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ENTRY_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def entry(self) -> _game_pb2.LogEntry:
+        """The log entry of the accepted action."""
+
+    def __init__(
+        self,
+        *,
+        entry: _game_pb2.LogEntry | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["entry", b"entry"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["entry", b"entry"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SubmitActionsResponse: _TypeAlias = SubmitActionsResponse  # noqa: Y015
+
+@_typing.final
 class WatchGameRequest(_message.Message):
     """Request of WatchGame."""
 
@@ -307,19 +373,26 @@ class WatchGameRequest(_message.Message):
 
     NAME_FIELD_NUMBER: _builtins.int
     AFTER_SEQUENCE_FIELD_NUMBER: _builtins.int
+    EXCLUDE_OWN_ACTIONS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The game, `games/{game}`."""
     after_sequence: _builtins.int
     """The last sequence number the client saw; without it the stream starts with a snapshot."""
+    exclude_own_actions: _builtins.bool
+    """For a seat (needs its token): leave out the entries of the actions this
+    seat submitted, which SubmitAction(s) returned to it; their sequence
+    numbers are skipped. Entries of a bot acting for the seat are still sent.
+    """
     def __init__(
         self,
         *,
         name: _builtins.str = ...,
         after_sequence: _builtins.int | None = ...,
+        exclude_own_actions: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence", "after_sequence", b"after_sequence"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence", "after_sequence", b"after_sequence", "name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence", "after_sequence", b"after_sequence", "exclude_own_actions", b"exclude_own_actions", "name", b"name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__after_sequence: _TypeAlias = _typing.Literal["after_sequence"]  # noqa: Y015
     _WhichOneofArgType__after_sequence: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence"]  # noqa: Y015

@@ -60,6 +60,11 @@ class GameServiceStub:
                 request_serializer=tongiaki_dot_v1_dot_game__service__pb2.SubmitActionRequest.SerializeToString,
                 response_deserializer=tongiaki_dot_v1_dot_game__service__pb2.SubmitActionResponse.FromString,
                 _registered_method=True)
+        self.SubmitActions = channel.stream_stream(
+                '/tongiaki.v1.GameService/SubmitActions',
+                request_serializer=tongiaki_dot_v1_dot_game__service__pb2.SubmitActionsRequest.SerializeToString,
+                response_deserializer=tongiaki_dot_v1_dot_game__service__pb2.SubmitActionsResponse.FromString,
+                _registered_method=True)
         self.WatchGame = channel.unary_stream(
                 '/tongiaki.v1.GameService/WatchGame',
                 request_serializer=tongiaki_dot_v1_dot_game__service__pb2.WatchGameRequest.SerializeToString,
@@ -121,6 +126,17 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SubmitActions(self, request_iterator, context):
+        """Submits the caller's actions over one stream: each request is taken as
+        SubmitAction takes it and answered in order as SubmitAction answers it. A
+        refused action ends the stream with the error SubmitAction would return;
+        the actions answered before it stand. The seat token is checked at every
+        request, so a seat given up mid-stream can act no more.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def WatchGame(self, request, context):
         """A snapshot, then every log entry as it happens.
         """
@@ -177,6 +193,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.SubmitAction,
                     request_deserializer=tongiaki_dot_v1_dot_game__service__pb2.SubmitActionRequest.FromString,
                     response_serializer=tongiaki_dot_v1_dot_game__service__pb2.SubmitActionResponse.SerializeToString,
+            ),
+            'SubmitActions': grpc.stream_stream_rpc_method_handler(
+                    servicer.SubmitActions,
+                    request_deserializer=tongiaki_dot_v1_dot_game__service__pb2.SubmitActionsRequest.FromString,
+                    response_serializer=tongiaki_dot_v1_dot_game__service__pb2.SubmitActionsResponse.SerializeToString,
             ),
             'WatchGame': grpc.unary_stream_rpc_method_handler(
                     servicer.WatchGame,
@@ -335,6 +356,33 @@ class GameService:
             '/tongiaki.v1.GameService/SubmitAction',
             tongiaki_dot_v1_dot_game__service__pb2.SubmitActionRequest.SerializeToString,
             tongiaki_dot_v1_dot_game__service__pb2.SubmitActionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SubmitActions(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/tongiaki.v1.GameService/SubmitActions',
+            tongiaki_dot_v1_dot_game__service__pb2.SubmitActionsRequest.SerializeToString,
+            tongiaki_dot_v1_dot_game__service__pb2.SubmitActionsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -49,6 +49,13 @@ class GameServiceStub:
     """The game as the caller sees it (a seat with a token, anybody else as a spectator)."""
     SubmitAction: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.SubmitActionRequest, _game_service_pb2.SubmitActionResponse]
     """Submits an action for the caller's seat."""
+    SubmitActions: _grpc.StreamStreamMultiCallable[_game_service_pb2.SubmitActionsRequest, _game_service_pb2.SubmitActionsResponse]
+    """Submits the caller's actions over one stream: each request is taken as
+    SubmitAction takes it and answered in order as SubmitAction answers it. A
+    refused action ends the stream with the error SubmitAction would return;
+    the actions answered before it stand. The seat token is checked at every
+    request, so a seat given up mid-stream can act no more.
+    """
     WatchGame: _grpc.UnaryStreamMultiCallable[_game_service_pb2.WatchGameRequest, _game_service_pb2.WatchGameResponse]
     """A snapshot, then every log entry as it happens."""
     ListGames: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ListGamesRequest, _game_service_pb2.ListGamesResponse]
@@ -75,6 +82,13 @@ class GameServiceAsyncStub(GameServiceStub):
     """The game as the caller sees it (a seat with a token, anybody else as a spectator)."""
     SubmitAction: _aio.UnaryUnaryMultiCallable[_game_service_pb2.SubmitActionRequest, _game_service_pb2.SubmitActionResponse]  # type: ignore[assignment]
     """Submits an action for the caller's seat."""
+    SubmitActions: _aio.StreamStreamMultiCallable[_game_service_pb2.SubmitActionsRequest, _game_service_pb2.SubmitActionsResponse]  # type: ignore[assignment]
+    """Submits the caller's actions over one stream: each request is taken as
+    SubmitAction takes it and answered in order as SubmitAction answers it. A
+    refused action ends the stream with the error SubmitAction would return;
+    the actions answered before it stand. The seat token is checked at every
+    request, so a seat given up mid-stream can act no more.
+    """
     WatchGame: _aio.UnaryStreamMultiCallable[_game_service_pb2.WatchGameRequest, _game_service_pb2.WatchGameResponse]  # type: ignore[assignment]
     """A snapshot, then every log entry as it happens."""
     ListGames: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ListGamesRequest, _game_service_pb2.ListGamesResponse]  # type: ignore[assignment]
@@ -128,6 +142,19 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.SubmitActionResponse, _abc.Awaitable[_game_service_pb2.SubmitActionResponse]]:
         """Submits an action for the caller's seat."""
+
+    @_abc_1.abstractmethod
+    def SubmitActions(
+        self,
+        request_iterator: _MaybeAsyncIterator[_game_service_pb2.SubmitActionsRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_game_service_pb2.SubmitActionsResponse], _abc.AsyncIterator[_game_service_pb2.SubmitActionsResponse]]:
+        """Submits the caller's actions over one stream: each request is taken as
+        SubmitAction takes it and answered in order as SubmitAction answers it. A
+        refused action ends the stream with the error SubmitAction would return;
+        the actions answered before it stand. The seat token is checked at every
+        request, so a seat given up mid-stream can act no more.
+        """
 
     @_abc_1.abstractmethod
     def WatchGame(
