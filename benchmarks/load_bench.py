@@ -68,11 +68,21 @@ async def _seat(
     rng: random.Random,
     sent: dict[int, float],
     round_trips: list[float],
+    unary: bool,
 ) -> None:
-    """Watch as ``colour`` and act at once whenever it is its decision."""
+    """Watch as ``colour`` and act at once whenever it is its decision.
+
+    Actions go over one SubmitActions stream and the watch leaves out the seat's
+    own entries (their responses carry them); ``unary`` uses a SubmitAction call
+    per action and a watch of every entry instead.
+    """
     metadata = [("authorization", "Bearer " + token)]
     sequence, decision, acted = 0, None, -1
-    async for message in stub.WatchGame(spb.WatchGameRequest(name=name), metadata=metadata):
+    actions = None if unary else stub.SubmitActions(metadata=metadata)
+    watch = stub.WatchGame(
+        spb.WatchGameRequest(name=name, exclude_own_actions=not unary), metadata=metadata
+    )
+    async for message in watch:
         if message.HasField("snapshot"):
             sequence = message.snapshot.sequence
             decision = message.snapshot.view.decision
@@ -88,16 +98,27 @@ async def _seat(
             option = rng.choice(decision.options)
             start = time.perf_counter()
             sent[sequence + 1] = start
-            response = await stub.SubmitAction(
-                spb.SubmitActionRequest(
-                    name=name, sequence=sequence, request_id=f"{colour}.{sequence}", action=option
-                ),
-                metadata=metadata,
-            )
+            request_id = f"{colour}.{sequence}"
+            if actions is None:
+                response: Any = await stub.SubmitAction(
+                    spb.SubmitActionRequest(
+                        name=name, sequence=sequence, request_id=request_id, action=option
+                    ),
+                    metadata=metadata,
+                )
+            else:
+                await actions.write(
+                    spb.SubmitActionsRequest(
+                        name=name, sequence=sequence, request_id=request_id, action=option
+                    )
+                )
+                response = await actions.read()
             round_trips.append(time.perf_counter() - start)
             sequence = response.entry.sequence
             applied = response.entry.action_applied
             decision = applied.decision if applied.HasField("decision") else None
+    if actions is not None:
+        await actions.done_writing()
 
 
 async def _spectator(
@@ -113,7 +134,15 @@ async def _spectator(
 
 
 async def _play(
-    port: int, games: int, seats: int, spectators: int, *, seed: int, ready: Any, go: Any
+    port: int,
+    games: int,
+    seats: int,
+    spectators: int,
+    *,
+    seed: int,
+    unary: bool,
+    ready: Any,
+    go: Any,
 ) -> dict[str, Any]:
     """Create ``games`` games, open every watch, then on ``go`` start them and play."""
     channels = [grpc.aio.insecure_channel(f"127.0.0.1:{port}") for _ in range(4)]
@@ -147,6 +176,7 @@ async def _play(
                         rng=random.Random(seed * 1000 + g * 10 + colour),
                         sent=sent,
                         round_trips=round_trips,
+                        unary=unary,
                     )
                 )
             )
@@ -174,10 +204,14 @@ async def _play(
     }
 
 
-def _client(args: tuple[int, int, int, int, int, Any, Any], results: Any) -> None:
-    port, games, seats, spectators, seed, ready, go = args
+def _client(args: tuple[int, int, int, int, int, bool, Any, Any], results: Any) -> None:
+    port, games, seats, spectators, seed, unary, ready, go = args
     try:
-        results.put(run_loop(_play(port, games, seats, spectators, seed=seed, ready=ready, go=go)))
+        results.put(
+            run_loop(
+                _play(port, games, seats, spectators, seed=seed, unary=unary, ready=ready, go=go)
+            )
+        )
     except BaseException as error:
         ready.set()
         results.put({"error": repr(error)})
@@ -270,7 +304,9 @@ def _percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] if ordered else 0.0
 
 
-def run(scenario: Scenario, synchronous: str, clients: int, seed: int) -> dict[str, Any]:
+def run(
+    scenario: Scenario, synchronous: str, clients: int, seed: int, unary: bool = False
+) -> dict[str, Any]:
     """Run one scenario against a fresh server; returns its figures."""
     with tempfile.TemporaryDirectory(prefix="tongiaki-bench-") as tmp:
         process, port, _ = _start_server(Path(tmp), synchronous)
@@ -293,6 +329,7 @@ def run(scenario: Scenario, synchronous: str, clients: int, seed: int) -> dict[s
                             scenario.seats,
                             scenario.spectators,
                             seed + i,
+                            unary,
                             readies[i],
                             go,
                         ),
@@ -334,6 +371,7 @@ def run(scenario: Scenario, synchronous: str, clients: int, seed: int) -> dict[s
         "spectators": scenario.spectators,
         "synchronous": synchronous,
         "client_processes": clients,
+        "seat_calls": "SubmitAction" if unary else "SubmitActions",
         "actions": actions,
         "seconds": round(wall, 2),
         "actions_per_second": round(actions / wall, 1),
@@ -362,6 +400,11 @@ def main() -> None:
     parser.add_argument("--synchronous", choices=["full", "normal"], default="full")
     parser.add_argument("--clients", type=int, default=2, help="client processes")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--unary",
+        action="store_true",
+        help="seats send a SubmitAction call per action and watch every entry",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON lines only")
     args = parser.parse_args()
     scenarios = (
@@ -370,14 +413,15 @@ def main() -> None:
         else [Scenario(50, 4, 2), Scenario(200, 4, 10)]
     )
     for scenario in scenarios:
-        figures = run(scenario, args.synchronous, args.clients, args.seed)
+        figures = run(scenario, args.synchronous, args.clients, args.seed, args.unary)
         if args.json:
             print(json.dumps(figures), flush=True)
             continue
         print(
             f"{figures['games']} games x {figures['seats']} seats + "
             f"{figures['spectators']} spectators, synchronous={figures['synchronous']}, "
-            f"{figures['client_processes']} client processes",
+            f"{figures['client_processes']} client processes, seats use "
+            f"{figures['seat_calls']}",
             flush=True,
         )
         print(
