@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping
 from heapq import heappop, heappush
 from operator import add
 
-from .landing import Colours, arrangements
+from .landing import Colours, landing_sizes
 from .tiles import COLOURS, TILES, Hex, Tile, neighbour, opposite
 
 #: One packed beach per beach of every non-royal island, in the graph's order.
@@ -508,22 +508,61 @@ class LandingPlan:
 
 
 def _shapes(counts: tuple[int, ...], free: tuple[int, ...]) -> list[tuple[tuple[int, ...], ...]]:
-    """The arrangements of a group with colour ``counts``, as colour counts per beach."""
+    """The arrangements of a group with colour ``counts``, as colour counts per beach.
+
+    The same arrangements, in the same order, as :func:`~engine.landing.arrangements`
+    gives for the group's colours, worked out on counts instead of colours.
+    """
     key = (counts, free)
     found = _SHAPES.get(key)
     if found is None:
-        labels = tuple(str(j) for j, n in enumerate(counts) for _ in range(n))
         found = []
-        for arrangement in arrangements(labels, free):
-            found.append(
-                tuple(
-                    tuple(share.count(str(j)) for j in range(len(counts))) for share in arrangement
-                )
-            )
+        landing = min(sum(counts), sum(free))
+        for sizes in landing_sizes(free, landing):
+            _deal(sizes, 0, counts, (), found)
         found.sort(
             key=lambda a: sum(1 for share, f in zip(a, free, strict=True) if f and sum(share) == f)
         )
         _SHAPES[key] = found
+    return found
+
+
+def _deal(
+    sizes: tuple[int, ...],
+    at: int,
+    left: tuple[int, ...],
+    dealt: tuple[tuple[int, ...], ...],
+    out: list[tuple[tuple[int, ...], ...]],
+) -> None:
+    """Deal the ships counted in ``left`` to the beaches from ``at`` on, ``sizes[i]`` each."""
+    if at == len(sizes):
+        out.append(dealt)
+        return
+    for share in _shares(left, sizes[at]):
+        rest = tuple(n - k for n, k in zip(left, share, strict=True))
+        _deal(sizes, at + 1, rest, (*dealt, share), out)
+
+
+_SHARES: dict[tuple[tuple[int, ...], int], tuple[tuple[int, ...], ...]] = {}
+
+
+def _shares(left: tuple[int, ...], size: int) -> tuple[tuple[int, ...], ...]:
+    """Every way to take ``size`` ships out of ``left`` (counts per colour), most of the
+    first colour first."""
+    key = (left, size)
+    found = _SHARES.get(key)
+    if found is None:
+        if not left:
+            found = ((),) if size == 0 else ()
+        else:
+            head, tail = left[0], left[1:]
+            room = sum(tail)
+            found = tuple(
+                (used, *rest)
+                for used in range(min(head, size), max(0, size - room) - 1, -1)
+                for rest in _shares(tail, size - used)
+            )
+        _SHARES[key] = found
     return found
 
 

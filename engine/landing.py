@@ -33,11 +33,11 @@ def arrangements(group: Colours, free: Sequence[int]) -> Iterator[Arrangement]:
             counts[-1] = (colour, counts[-1][1] + 1)
         else:
             counts.append((colour, 1))
-    for sizes in _sizes(free, landing):
+    for sizes in landing_sizes(free, landing):
         yield from _fill(sizes, 0, counts)
 
 
-def _sizes(free: Sequence[int], landing: int) -> Iterator[tuple[int, ...]]:
+def landing_sizes(free: Sequence[int], landing: int) -> Iterator[tuple[int, ...]]:
     """How many ships each beach receives: every beach with room first, then any (R8.2)."""
     open_beaches = [i for i, f in enumerate(free) if f > 0]
     if landing <= len(open_beaches):

@@ -1,0 +1,53 @@
+"""R8's arrangements: the counting form the search uses agrees with the plain one."""
+
+from __future__ import annotations
+
+from itertools import combinations_with_replacement
+
+from engine.cycles import LandingPlan, _shapes, landings, pack, unpack
+from engine.landing import arrangements
+
+COUNTS = [(1,), (2,), (1, 1), (3,), (2, 1), (1, 1, 1), (2, 2), (3, 1), (2, 1, 1), (4, 2, 1)]
+COUNTS += [(3, 3, 2), (5, 2), (2, 2, 2, 1), (6, 3, 1)]
+
+
+def _by_labels(counts: tuple[int, ...], free: tuple[int, ...]) -> list[tuple[tuple[int, ...], ...]]:
+    labels = tuple(str(j) for j, n in enumerate(counts) for _ in range(n))
+    return [
+        tuple(tuple(share.count(str(j)) for j in range(len(counts))) for share in arrangement)
+        for arrangement in arrangements(labels, free)
+    ]
+
+
+def _frees() -> list[tuple[int, ...]]:
+    found = []
+    for beaches in range(1, 6):
+        for free in combinations_with_replacement((3, 2, 1), beaches):
+            found.append(free)
+    return found
+
+
+def test_shapes_are_the_arrangements_of_the_colours_in_the_same_order() -> None:
+    checked = 0
+    for counts in COUNTS:
+        for free in _frees():
+            expected = _by_labels(counts, free)
+            expected.sort(
+                key=lambda a, free=free: sum(  # type: ignore[misc]
+                    1 for share, f in zip(a, free, strict=True) if sum(share) == f
+                )
+            )
+            assert _shapes(counts, free) == expected, (counts, free)
+            checked += len(expected)
+    assert checked > 1000
+
+
+def test_a_landing_plan_numbers_every_arrangement_once() -> None:
+    group = ("blue", "red", "red", "yellow", "yellow")
+    for free in [(2, 0, 3), (1, 1, 1), (3, 2, 2, 1), (0, 0)]:
+        plan = LandingPlan(pack(group), free)
+        listed = [plan.arrangement(i) for i in range(len(plan))]
+        assert tuple(listed) == landings(group, free) == plan.every_arrangement()
+        as_colours = {tuple(unpack(share) for share in a) for a in listed}
+        assert as_colours == set(arrangements(group, free))
+        assert len(as_colours) == len(listed)
