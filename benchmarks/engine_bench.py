@@ -2,9 +2,12 @@
 
     python benchmarks/engine_bench.py [--games 300] [--seats 4]
 
-Prints games per second and decisions per second over a throughput pass, then,
-over a second pass of the same games, the slowest single decision: the time to
-enumerate its options (the work a bot or a server does at every step).
+Prints games per second and decisions per second over a throughput pass of
+random games (``Game.apply_random``: a uniform choice among the options without
+listing them), the same for random games that list every option at every
+decision and pick one by index, the rate of replaying trusted records, and then
+the slowest single decision: the time to enumerate its options (the work a
+server does at every step).
 """
 
 from __future__ import annotations
@@ -31,6 +34,23 @@ def throughput(games: int, seats: int, first_seed: int) -> tuple[float, float, i
     return time.perf_counter() - start, time.process_time() - cpu, decisions
 
 
+def listed_game(seats: int, seed: int) -> Game:
+    """A random game that lists every option at every decision and picks one by index."""
+    rng = SplitMix64(seed)
+    game = Game.new(list(COLOURS[:seats]), rng.shuffled(STACK_TILES))
+    while not game.over:
+        game.apply_option(rng.below(len(game.options())))
+    return game
+
+
+def listed_throughput(games: int, seats: int, first_seed: int) -> tuple[float, float]:
+    """Wall and CPU time of ``games`` random games played through the listed options."""
+    start, cpu = time.perf_counter(), time.process_time()
+    for seed in range(first_seed, first_seed + games):
+        listed_game(seats, seed)
+    return time.perf_counter() - start, time.process_time() - cpu
+
+
 def decision_times(games: int, seats: int, first_seed: int) -> list[tuple[float, int, str]]:
     times: list[tuple[float, int, str]] = []
     for seed in range(first_seed, first_seed + games):
@@ -54,11 +74,19 @@ def main() -> None:
 
     throughput(args.warmup, args.seats, 10_000_000)  # fills the engine's lookup caches
     elapsed, cpu, decisions = throughput(args.games, args.seats, 1)
-    print(f"random {args.seats}-seat games: {args.games} in {elapsed:.2f} s ({cpu:.2f} s of CPU)")
+    print(
+        f"random {args.seats}-seat games (Game.apply_random): {args.games} in {elapsed:.2f} s"
+        f" ({cpu:.2f} s of CPU)"
+    )
     per_cpu = args.games / cpu
     print(f"  games per second:      {args.games / elapsed:8.1f}  ({per_cpu:.1f} per CPU second)")
     print(f"  decisions per second:  {decisions / elapsed:8.0f}")
     print(f"  decisions per game:    {decisions / args.games:8.1f}")
+    elapsed, cpu = listed_throughput(args.games, args.seats, 1)
+    print(
+        f"random {args.seats}-seat games listing every option (options() + apply_option):"
+        f" {args.games / elapsed:.1f} per second ({args.games / cpu:.1f} per CPU second)"
+    )
 
     records = [random_game(args.seats, seed).record() for seed in range(1, args.games + 1)]
     cpu = time.process_time()
