@@ -9,7 +9,6 @@ and the engine never shuffles.
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -170,23 +169,12 @@ class Game:
     def copy(self) -> Game:
         """An independent copy of this game (for searching bots and what-ifs)."""
         other = object.__new__(Game)
-        other.__dict__.update(self.__dict__)
-        for name in (
-            "actions",
-            "_draw_pile",
-            "_tiles",
-            "_ships",
-            "_royal",
-            "_founded",
-            "_removed",
-            "_supply",
-            "_at_sea",
-            "_events",
-            "_full",
-            "_ends",
-            "_sides",
-        ):
-            setattr(other, name, copy.copy(getattr(self, name)))
+        state = self.__dict__.copy()
+        # Containers that change in place are copied; the rest (tuples, the R11
+        # graph of the board, the events of the last action) never do.
+        for name in _MUTABLE:
+            state[name] = state[name].copy()
+        other.__dict__ = state
         return other
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Game:
@@ -1104,6 +1092,22 @@ class Game:
             "actions": list(self.actions),
         }
 
+
+#: The attributes of a game that change in place, which :meth:`Game.copy` copies.
+_MUTABLE = (
+    "actions",
+    "_draw_pile",
+    "_tiles",
+    "_ships",
+    "_royal",
+    "_founded",
+    "_removed",
+    "_supply",
+    "_at_sea",
+    "_full",
+    "_ends",
+    "_sides",
+)
 
 _MOORINGS: dict[str, tuple[int, ...]] = {t.id: t.moorings for t in TILES.values()}
 _FACES: dict[tuple[str, int], frozenset[int]] = {

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from engine import Game, canonical
-from engine.playout import SplitMix64
+from engine.playout import SplitMix64, shuffled_stack
 from engine.tiles import COLOURS
 
-from .helpers import stack
+from .helpers import check_invariants, stack
 
 
 def test_views_do_not_depend_on_the_order_of_the_undrawn_tiles() -> None:
@@ -62,3 +62,18 @@ def test_a_copy_is_independent() -> None:
     copy.apply_option(0)
     assert len(game.actions) == 0 and len(copy.actions) == 1
     assert canonical(game.snapshot()) != canonical(copy.snapshot())
+
+
+def test_copies_played_to_the_end_leave_the_original_untouched() -> None:
+    rng = SplitMix64(21)
+    game = Game.new(list(COLOURS[:4]), shuffled_stack(21))
+    while not game.over:
+        before = canonical(game.snapshot())
+        copy = game.copy()
+        while not copy.over:
+            copy.apply_random(rng.below)
+        assert canonical(game.snapshot()) == before
+        check_invariants(game)
+        game.apply_random(rng.below)
+    replayed = Game.from_record(game.record())
+    assert canonical(replayed.snapshot()) == canonical(game.snapshot())
