@@ -34,7 +34,9 @@ class Watcher:
         #: Entries published with this owner are not for this watcher (None: every entry).
         self.skip = skip
         self._frames: deque[bytes] = deque()
-        self._ready = asyncio.Event()
+        # What next() waits on: a plain future of the loop (cheaper than an Event).
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._waiter: asyncio.Future[None] | None = None
         self._end: End | None = None
         #: The sequence of the last frame handed out by :meth:`next`.
         self.delivered = sequence
@@ -50,14 +52,20 @@ class Watcher:
             return False
         self._frames.append(frame)
         self._queued = sequence
-        self._ready.set()
+        if self._waiter is not None:
+            self._wake()
         return True
 
     def close(self, why: End) -> None:
         """End the watch once the frames queued so far are sent (at once if lagging)."""
         if self._end is None:
             self._end = why
-            self._ready.set()
+            self._wake()
+
+    def _wake(self) -> None:
+        waiter, self._waiter = self._waiter, None
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     async def next(self) -> bytes | End:
         """The frames queued since the last call, joined, or why the watch ends."""
@@ -71,8 +79,14 @@ class Watcher:
                 return data
             if self._end is not None:
                 return self._end
-            self._ready.clear()
-            await self._ready.wait()
+            if self._loop is None:
+                self._loop = asyncio.get_running_loop()
+            waiter = self._waiter = self._loop.create_future()
+            try:
+                await waiter
+            finally:
+                if self._waiter is waiter:
+                    self._waiter = None
 
 
 class Hub:

@@ -16,9 +16,10 @@ from google.protobuf.message import DecodeError, Message
 
 from engine import ActionError, canonical
 from server import convert
+from server.authority import Authority
 from server.botseats import LEVEL_NAME
 from server.errors import ServerReason, ServiceError, invalid, to_status
-from server.fanout import End
+from server.fanout import End, Watcher
 from server.gen.tongiaki.v1 import game_pb2 as pb
 from server.gen.tongiaki.v1 import game_service_pb2 as spb
 from server.registry import Registry
@@ -170,38 +171,20 @@ class GameService:
         # The reply is encoded once with the entry's watch frame.
         return await game.submit(colour, request.sequence, request.request_id, action)
 
-    async def WatchGame(self, request: spb.WatchGameRequest, context: Any) -> AsyncIterator[bytes]:
-        """A snapshot (or the entries after ``after_sequence``), then every new entry."""
+    async def WatchGame(
+        self, request: spb.WatchGameRequest, context: Any
+    ) -> tuple[Authority, bytes, Watcher | None]:
+        """Open a watch: its game, the first message to send, and its watcher.
+
+        The first message is a snapshot, or the entries after ``after_sequence``;
+        the watcher (None if nothing more will come) then yields every new entry.
+        """
         game = self.registry.find(request.name)
         own = request.exclude_own_actions
         viewer = self.registry.seat(game, _token(context), required=own)
         after = request.after_sequence if request.HasField("after_sequence") else None
         first, watcher = await game.watch(viewer, after, own)
-        if first:
-            yield first
-        if watcher is None:
-            return
-        try:
-            while True:
-                item = await watcher.next()
-                if isinstance(item, bytes):
-                    yield item
-                elif item is End.FINISHED:
-                    return
-                elif item is End.LAGGING:
-                    raise ServiceError(
-                        ServerReason.WATCH_LAGGING,
-                        "the watch fell behind; resume after the last sequence received",
-                        resume_after=watcher.delivered,
-                    )
-                else:
-                    raise ServiceError(
-                        ServerReason.SHUTTING_DOWN,
-                        "the server is shutting down",
-                        resume_after=watcher.delivered,
-                    )
-        finally:
-            game.hub.unsubscribe(watcher)
+        return game, first, watcher
 
     async def ListGames(self, request: spb.ListGamesRequest, context: Any) -> Message:
         """One page of games."""
@@ -229,6 +212,15 @@ class GameService:
 
 
 # ---------------------------------------------------------------- wiring
+
+#: Why a watch was ended early, and what its client is told.
+_WATCH_END = {
+    End.LAGGING: (
+        ServerReason.WATCH_LAGGING,
+        "the watch fell behind; resume after the last sequence received",
+    ),
+    End.SHUTDOWN: (ServerReason.SHUTTING_DOWN, "the server is shutting down"),
+}
 
 _UNARY: dict[str, type[Message]] = {
     "CreateGame": spb.CreateGameRequest,
@@ -270,9 +262,28 @@ def _unary(
 
 def _watch(service: GameService) -> Any:
     async def handle(data: bytes, context: Any) -> AsyncIterator[bytes]:
+        # One generator from the first message to the last: every frame of every
+        # watch passes here, so no generator is stacked on another.
         try:
-            async for frame in service.WatchGame(_decode(spb.WatchGameRequest, data), context):
-                yield frame
+            game, first, watcher = await service.WatchGame(
+                _decode(spb.WatchGameRequest, data), context
+            )
+            if first:
+                yield first
+            if watcher is None:
+                return
+            try:
+                while True:
+                    item = await watcher.next()
+                    if isinstance(item, bytes):
+                        yield item
+                    elif item is End.FINISHED:
+                        return
+                    else:
+                        reason, message = _WATCH_END[item]
+                        raise ServiceError(reason, message, resume_after=watcher.delivered)
+            finally:
+                game.hub.unsubscribe(watcher)
         except ServiceError as error:
             await _refuse("WatchGame", error, context)
 
