@@ -340,6 +340,8 @@ class QuietGraph:
                     room = {i: moorings[i] - (0 if i == k else sizes[i]) for i in beaches}
                     if ships > sum(room.values()):
                         return True  # ships would not fit: loud
+                    if self._fills_a_loud_beach(ships, room):
+                        return True  # then that beach's emigration is loud
                     if landing is None:
                         landing = _gentle_landing(ships, room)
                 if landing is not None:
@@ -351,6 +353,18 @@ class QuietGraph:
             else:
                 return False
         return True
+
+    def _fills_a_loud_beach(self, ships: int, room: dict[int, int]) -> bool:
+        """Whether some landing of ``ships`` (R8.2's counts) fills a beach with a jetty
+        whose voyage would draw a tile."""
+        open_beaches = sum(1 for r in room.values() if r)
+        for i, r in room.items():
+            if not r or not (r == 1 if ships <= open_beaches else ships - open_beaches + 1 >= r):
+                continue
+            self.routes(i)
+            if self._always_loud[i]:
+                return True
+        return False
 
     def caught_islands(self, position: Position) -> set[Hex]:
         """R11.2: islands with a full beach in some position of a closed cycle.

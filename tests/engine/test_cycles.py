@@ -1,0 +1,71 @@
+"""R11's search against a plain exhaustive one, on positions met in random games."""
+
+from __future__ import annotations
+
+from engine import Game
+from engine.cycles import _ENDS, Position, QuietGraph
+from engine.playout import SplitMix64, shuffled_stack
+from engine.tiles import COLOURS
+
+from .helpers import load, vectors
+
+
+def exhaustive_can_end(graph: QuietGraph, position: Position) -> bool:
+    """Whether a position that ends by itself is reachable: every position visited, no
+    shortcut, no memo."""
+    seen = {position}
+    todo = [(position, graph._full(position))]
+    while todo:
+        p, full = todo.pop()
+        moves = graph._moves(p, full)
+        if moves is None:
+            return True
+        for step, step_full in graph._steps(p, full, moves):
+            if step is _ENDS:
+                return True
+            if step not in seen:
+                seen.add(step)
+                todo.append((step, step_full))
+    return False
+
+
+def _chain_reaction(game: Game) -> list[tuple[Game, Position]]:
+    if game.decision_kind not in ("emigrate", "land"):
+        return []
+    return [(game.copy(), game.quiet_graph().position(game._ships))]
+
+
+def positions_in_chain_reactions(games: int) -> list[tuple[Game, Position]]:
+    """Boards and positions met during chain reactions: in every vector (some with
+    endless chain reactions) and in random 4-seat games."""
+    found: list[tuple[Game, Position]] = []
+    for path in vectors():
+        record = load(path)["record"]
+        game = Game.new(record["seats"], record["stack"])
+        for action in record["actions"]:
+            found += _chain_reaction(game)
+            game.apply(action)
+    rng = SplitMix64(3)
+    for seed in range(1, games + 1):
+        game = Game.new(list(COLOURS[:4]), shuffled_stack(seed))
+        while not game.over:
+            found += _chain_reaction(game)
+            game.apply_random(rng.below)
+    return found
+
+
+def test_can_end_agrees_with_an_exhaustive_search() -> None:
+    checked = 0
+    ends = 0
+    for game, position in positions_in_chain_reactions(25):
+        fresh = QuietGraph(game._tiles, game._royal)
+        full = fresh._full(position)
+        moves = fresh._moves(position, full) or []
+        for step, _ in fresh._steps(position, full, moves):
+            if step is _ENDS:
+                continue
+            expected = exhaustive_can_end(fresh, step)
+            assert QuietGraph(game._tiles, game._royal).can_end(step) is expected
+            checked += 1
+            ends += expected
+    assert checked > 100 and 0 < ends < checked
