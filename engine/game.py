@@ -806,19 +806,7 @@ class Game:
             for (q, r), n in mine.items():
                 beaches = len(self._ships[(q, r)])
                 if supply:
-                    for chosen, listed in _combinations(beaches, min(n, beaches, supply)):
-                        options.append(
-                            (
-                                f'{{"act":"expand","beaches":[{listed}],"island":[{q},{r}],'
-                                '"take":null}',
-                                {
-                                    "act": "expand",
-                                    "beaches": list(chosen),
-                                    "island": [q, r],
-                                    "take": None,
-                                },
-                            )
-                        )
+                    options += _expansions(q, r, beaches, min(n, beaches, supply))
                     continue
                 for tq, tr, tb in takes:
                     for b in range(beaches):
@@ -1119,6 +1107,21 @@ _FACES: dict[tuple[str, int], frozenset[int]] = {
 def _combinations(beaches: int, k: int) -> tuple[tuple[tuple[int, ...], str], ...]:
     """The ``k``-subsets of ``beaches`` beaches, each with its JSON list body (R5.2)."""
     return tuple((c, ",".join(map(str, c))) for c in combinations(range(beaches), k))
+
+
+@cache
+def _expansions(q: int, r: int, beaches: int, k: int) -> tuple[Keyed, ...]:
+    """R5.2's expansions on the island at ``(q, r)`` without a take, remembered.
+
+    Options are never changed once made, so games share them.
+    """
+    return tuple(
+        (
+            f'{{"act":"expand","beaches":[{listed}],"island":[{q},{r}],"take":null}}',
+            {"act": "expand", "beaches": list(chosen), "island": [q, r], "take": None},
+        )
+        for chosen, listed in _combinations(beaches, k)
+    )
 
 
 @cache
