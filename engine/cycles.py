@@ -454,6 +454,8 @@ _BEACHES: dict[tuple[str, int], tuple[tuple[int, ...], tuple[tuple[int, ...], ..
     for rot in range(6)
 }
 
+#: Entries a lookup cache holds at most before it starts afresh.
+_CACHE_LIMIT = 8192
 _ARRANGEMENTS: dict[tuple[int, tuple[int, ...]], tuple[tuple[int, ...], ...]] = {}
 _SHAPES: dict[tuple[tuple[int, ...], tuple[int, ...]], list[tuple[tuple[int, ...], ...]]] = {}
 
@@ -469,6 +471,8 @@ def _packed_arrangements(group: int, free: tuple[int, ...]) -> tuple[tuple[int, 
     key = (group, free)
     found = _ARRANGEMENTS.get(key)
     if found is None:
+        if len(_ARRANGEMENTS) >= _CACHE_LIMIT:
+            _ARRANGEMENTS.clear()  # a long-running process keeps to a bounded size
         found = _ARRANGEMENTS[key] = LandingPlan(group, free).every_arrangement()
     return found
 
@@ -537,6 +541,8 @@ def _shapes(counts: tuple[int, ...], free: tuple[int, ...]) -> list[tuple[tuple[
         found.sort(
             key=lambda a: sum(1 for share, f in zip(a, free, strict=True) if f and sum(share) == f)
         )
+        if len(_SHAPES) >= _CACHE_LIMIT:
+            _SHAPES.clear()
         _SHAPES[key] = found
     return found
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from itertools import combinations
 from typing import Any, TypeVar
 
@@ -1109,7 +1109,7 @@ def _combinations(beaches: int, k: int) -> tuple[tuple[tuple[int, ...], str], ..
     return tuple((c, ",".join(map(str, c))) for c in combinations(range(beaches), k))
 
 
-@cache
+@lru_cache(maxsize=4096)
 def _expansions(q: int, r: int, beaches: int, k: int) -> tuple[Keyed, ...]:
     """R5.2's expansions on the island at ``(q, r)`` without a take, remembered.
 
@@ -1124,7 +1124,7 @@ def _expansions(q: int, r: int, beaches: int, k: int) -> tuple[Keyed, ...]:
     )
 
 
-@cache
+@lru_cache(maxsize=4096)
 def _landing_options(
     group: Colours, free: tuple[int, ...]
 ) -> tuple[tuple[str, tuple[tuple[int, str], ...], tuple[int, ...]], ...]:

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from itertools import combinations_with_replacement
 
+import pytest
+
+from engine import Game, cycles
 from engine.cycles import LandingPlan, _shapes, landings, pack, unpack
 from engine.landing import arrangements
+from engine.playout import SplitMix64, shuffled_stack
 
 COUNTS = [(1,), (2,), (1, 1), (3,), (2, 1), (1, 1, 1), (2, 2), (3, 1), (2, 1, 1), (4, 2, 1)]
 COUNTS += [(3, 3, 2), (5, 2), (2, 2, 2, 1), (6, 3, 1)]
@@ -51,3 +55,19 @@ def test_a_landing_plan_numbers_every_arrangement_once() -> None:
         as_colours = {tuple(unpack(share) for share in a) for a in listed}
         assert as_colours == set(arrangements(group, free))
         assert len(as_colours) == len(listed)
+
+
+def test_the_lookup_caches_stay_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cycles, "_CACHE_LIMIT", 50)
+    cycles._ARRANGEMENTS.clear()
+    cycles._SHAPES.clear()
+    rng = SplitMix64(2)
+    seen: set[object] = set()
+    for seed in range(1, 6):
+        game = Game.new(["yellow", "red", "blue", "green"], shuffled_stack(seed))
+        while not game.over:
+            game.options()
+            assert len(cycles._ARRANGEMENTS) <= 50 and len(cycles._SHAPES) <= 50
+            seen.update(cycles._ARRANGEMENTS)
+            game.apply_random(rng.below)
+    assert len(seen) > 100  # more than the limit went through the cache
