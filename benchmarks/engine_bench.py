@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import resource
 import statistics
 import sys
 import time
@@ -105,6 +106,8 @@ def main() -> None:
     print(f"  median:   {statistics.median(values) * 1e6:8.1f} us")
     print(f"  p99:      {values[int(len(values) * 0.99)] * 1e6:8.1f} us")
     print(f"  slowest:  {slowest[0] * 1e3:8.2f} ms  ({slowest[2]} decision, seed {slowest[1]})")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak memory of this process (max RSS): {peak:.0f} MB")
 
 
 if __name__ == "__main__":
