@@ -50,6 +50,7 @@ async def _seat(
     token: str | None,
     received: list[tuple[str, bytes]],
     seed: int,
+    stream: bool,
 ) -> None:
     watch = channel.unary_stream(
         METHOD + "WatchGame", request_serializer=spb.WatchGameRequest.SerializeToString
@@ -60,9 +61,14 @@ async def _seat(
     get = channel.unary_unary(
         METHOD + "GetGame", request_serializer=spb.GetGameRequest.SerializeToString
     )
+    submit_stream = channel.stream_stream(
+        METHOD + "SubmitActions", request_serializer=spb.SubmitActionsRequest.SerializeToString
+    )
+    actions = submit_stream(metadata=auth(token)) if stream and token else None
     choose = random_chooser(seed)
     sequence, decision, acted = 0, None, -1
-    async for raw in watch(spb.WatchGameRequest(name=name), metadata=auth(token)):
+    request = spb.WatchGameRequest(name=name, exclude_own_actions=actions is not None)
+    async for raw in watch(request, metadata=auth(token)):
         received.append(("watch", raw))
         message = spb.WatchGameResponse.FromString(raw)
         if message.HasField("snapshot"):
@@ -74,16 +80,26 @@ async def _seat(
                 decision = entry.action_applied.decision
         while token and decision is not None and decision.player == colour and sequence != acted:
             acted = sequence
-            answer = await submit(
-                spb.SubmitActionRequest(
-                    name=name, sequence=sequence, request_id=str(sequence), action=choose(decision)
-                ),
-                metadata=auth(token),
-            )
-            received.append(("submit", answer))
-            entry = spb.SubmitActionResponse.FromString(answer).entry
+            fields: dict[str, Any] = {
+                "name": name,
+                "sequence": sequence,
+                "request_id": str(sequence),
+                "action": choose(decision),
+            }
+            if actions is None:
+                answer = await submit(spb.SubmitActionRequest(**fields), metadata=auth(token))
+                received.append(("submit", answer))
+                entry = spb.SubmitActionResponse.FromString(answer).entry
+            else:
+                await actions.write(spb.SubmitActionsRequest(**fields))
+                answer = await actions.read()
+                assert isinstance(answer, bytes)
+                received.append(("stream", answer))
+                entry = spb.SubmitActionsResponse.FromString(answer).entry
             sequence, decision = entry.sequence, entry.action_applied.decision
             received.append(("get", await get(spb.GetGameRequest(name=name), metadata=auth(token))))
+    if actions is not None:
+        await actions.done_writing()
 
 
 def _check(received: list[tuple[str, bytes]], record: dict[str, Any], start: int) -> int:
@@ -96,6 +112,7 @@ def _check(received: list[tuple[str, bytes]], record: dict[str, Any], start: int
     kinds = {
         "watch": spb.WatchGameResponse,
         "submit": spb.SubmitActionResponse,
+        "stream": spb.SubmitActionsResponse,
         "get": spb.GetGameResponse,
     }
     for kind, raw in received:
@@ -104,7 +121,7 @@ def _check(received: list[tuple[str, bytes]], record: dict[str, Any], start: int
         views: list[pb.GameView] = []
         _views(message, views)
         sequences = [e.sequence for e in getattr(message, "entries", [])]
-        if kind == "submit":
+        if kind in ("submit", "stream"):
             sequences.append(message.entry.sequence)
         step = max([v.step for v in views] + [s - start for s in sequences] + [0])
         secret = set(STACK_TILES) - drawn[step]
@@ -121,18 +138,32 @@ def _check(received: list[tuple[str, bytes]], record: dict[str, Any], start: int
 def test_no_tile_is_seen_before_it_is_drawn(tmp_path: Path) -> None:
     async def main() -> None:
         async with running(tmp_path) as (_, stub, channel):
-            for seats, seed in ((3, 1), (5, 2)):
+            # Seats submit by SubmitAction calls, then over SubmitActions streams.
+            for seats, seed, stream in ((3, 1, False), (5, 2, True)):
                 name, tokens = await new_game(stub, seats)
                 received: list[tuple[str, bytes]] = []
                 tasks = [
-                    _seat(channel, name, colour=c, token=t, received=received, seed=seed + c)
+                    _seat(
+                        channel,
+                        name,
+                        colour=c,
+                        token=t,
+                        received=received,
+                        seed=seed + c,
+                        stream=stream,
+                    )
                     for c, t in tokens.items()
                 ]
-                tasks.append(_seat(channel, name, colour=0, token=None, received=received, seed=0))
+                tasks.append(
+                    _seat(
+                        channel, name, colour=0, token=None, received=received, seed=0, stream=False
+                    )
+                )
                 await asyncio.gather(*tasks)
                 got = await stub.GetGameRecord(spb.GetGameRecordRequest(name=name))
                 record = json.loads(got.record_json)
                 start = seats + 1  # the entries before the first action: joins and the start
                 assert _check(received, record, start) > len(record["actions"])
+                assert any(kind == ("stream" if stream else "submit") for kind, _ in received)
 
     asyncio.run(main())
