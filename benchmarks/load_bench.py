@@ -2,13 +2,17 @@
 
 One server process (``python -m server`` with a fresh data directory, every action
 durable) and client processes that play G games at once: each game has S seats
-that act as soon as it is their turn (a random option) and W spectators. Prints
-accepted actions per second, server CPU per action, action round-trip p50/p99
+that act as soon as it is their turn (a random option) and W spectators, who
+watch every entry. Seats send their actions over a SubmitActions stream and
+watch without their own entries (``--unary``: a SubmitAction call per action
+and a watch of every entry). Prints accepted actions per second, server CPU per
+action (also by thread), the clients' CPU per action, action round-trip p50/p99
 and spectator delivery p50/p99 (from the moment the action was sent until the
 spectator received its entry).
 
     python benchmarks/load_bench.py                      # 50x2 and 200x10
     python benchmarks/load_bench.py --games 50 --spectators 2 --synchronous normal
+    python benchmarks/load_bench.py --games 50 --spectators 2 --unary
 """
 
 from __future__ import annotations
