@@ -327,6 +327,8 @@ class QuietGraph:
         """
         moorings, first = self._moorings, self._first
         sizes = [v & _SIZE for v in position]
+        #: Beaches whose colours this test no longer knows (it counts ships only).
+        changed: set[int] = set()
         pending = list(full)
         while pending:
             for k in pending:
@@ -340,31 +342,68 @@ class QuietGraph:
                     room = {i: moorings[i] - (0 if i == k else sizes[i]) for i in beaches}
                     if ships > sum(room.values()):
                         return True  # ships would not fit: loud
-                    if self._fills_a_loud_beach(ships, room):
+                    if self._fills_a_loud_beach(ships, room, position, k, changed):
                         return True  # then that beach's emigration is loud
                     if landing is None:
                         landing = _gentle_landing(ships, room)
                 if landing is not None:
                     sizes[k] = 0
+                    changed.add(k)
                     for i in landing:
                         sizes[i] += 1
+                        changed.add(i)
                     pending.remove(k)
                     break
             else:
                 return False
         return True
 
-    def _fills_a_loud_beach(self, ships: int, room: dict[int, int]) -> bool:
-        """Whether some landing of ``ships`` (R8.2's counts) fills a beach with a jetty
-        whose voyage would draw a tile."""
+    def _fills_a_loud_beach(
+        self, ships: int, room: dict[int, int], position: Position, k: int, changed: set[int]
+    ) -> bool:
+        """Whether the group of flat beach ``k`` (``ships`` ships, its colours in
+        ``position``) can land so that it fills a beach one of whose jetties is then loud:
+        one whose voyage draws a tile, or crosses a path more dangerous than the number
+        of colours the filled beach holds (R6). Counts follow R8.2; ``room`` is the free
+        moorings of each beach of the island landed on."""
         open_beaches = sum(1 for r in room.values() if r)
+        group = position[k] >> 3
         for i, r in room.items():
             if not r or not (r == 1 if ships <= open_beaches else ships - open_beaches + 1 >= r):
                 continue
-            self.routes(i)
+            routes = self.routes(i)
             if self._always_loud[i]:
                 return True
+            if i != k and i in changed:
+                continue  # its colours are not known here
+            worst = max(danger for _, danger in routes)
+            if worst >= 2 and worst > self._fewest_colours(position[i] if i != k else 0, group, r):
+                return True
         return False
+
+    @staticmethod
+    def _fewest_colours(beach: int, group: int, r: int) -> int:
+        """The fewest colours a beach holding ``beach`` (packed) can have once ``r``
+        ships of ``group`` (packed colour fields) land on it."""
+        present = beach >> 3
+        colours = 0
+        taken = 0
+        others = []
+        for c in range(6):
+            have = (present >> (3 * c)) & 7
+            offered = (group >> (3 * c)) & 7
+            if have:
+                colours += 1
+                taken += offered  # ships of a colour already there add no colour
+            elif offered:
+                others.append(offered)
+        others.sort(reverse=True)
+        for offered in others:
+            if taken >= r:
+                break
+            taken += offered
+            colours += 1
+        return colours
 
     def caught_islands(self, position: Position) -> set[Hex]:
         """R11.2: islands with a full beach in some position of a closed cycle.
