@@ -160,13 +160,19 @@ class Authority:
             return self._snapshot(viewer)
 
     async def watch(
-        self, viewer: str | None, after: int | None, exclude_own: bool = False
+        self,
+        viewer: str | None,
+        after: int | None,
+        exclude_own: bool = False,
+        hold_until_turn: bool = False,
     ) -> tuple[bytes, Watcher | None]:
         """What a new watch sends first, and its watcher (None if nothing more will come).
 
         Resuming ``after`` a recent sequence replays the entries since; otherwise,
         or if that is too old, the stream starts with a snapshot. With
-        ``exclude_own``, the entries of actions ``viewer`` submitted are left out.
+        ``exclude_own``, the entries of actions ``viewer`` submitted are left out;
+        with ``hold_until_turn``, new entries wait until one gives ``viewer``
+        the decision (or half the watch buffer is full, or the watch ends).
         """
         skip = viewer if exclude_own else None
         async with self._lock:
@@ -192,7 +198,8 @@ class Authority:
                 first = spb.WatchGameResponse(snapshot=snapshot).SerializeToString()
             if self.state == FINISHED:
                 return first, None
-            return first, self.hub.subscribe(self.sequence, skip)
+            hold_for = viewer if hold_until_turn else None
+            return first, self.hub.subscribe(self.sequence, skip, hold_for)
 
     def record(self) -> dict[str, Any]:
         """The record of the finished game (stack included)."""
@@ -376,7 +383,8 @@ class Authority:
             applied += convert.field_bytes(_DECISION, convert.decision_bytes(decision.to_dict()))
         # A client's action is its seat's own (a bot's, sent without request id, is not).
         owner = body["player"] if body["request"] else None
-        frame = self._publish_encoded(_ACTION_APPLIED, applied, owner)
+        decider = decision.player if decision is not None else None
+        frame = self._publish_encoded(_ACTION_APPLIED, applied, owner, decider)
         reply = _REPLY_TAG + frame[len(_FRAME_TAG) :]
         if body["request"]:  # bots send none: nobody retries their requests
             self._requests[(body["player"], body["request"])] = reply
@@ -396,12 +404,16 @@ class Authority:
             getattr(entry, change).SerializeToString(),
         )
 
-    def _publish_encoded(self, change: int, data: bytes, owner: str | None = None) -> bytes:
+    def _publish_encoded(
+        self, change: int, data: bytes, owner: str | None = None, decider: str | None = None
+    ) -> bytes:
         """Publish the next entry, whose ``change`` field holds ``data``; returns its frame.
 
         The frame is the encoded ``WatchGameResponse`` of that one entry, built
         once for every watcher, the resume window and the SubmitAction reply.
-        ``owner`` is the seat that submitted it (its watches may leave it out).
+        ``owner`` is the seat that submitted it (its watches may leave it out),
+        ``decider`` the seat that decides next (watches held until their turn
+        wait for it).
         """
         self.sequence += 1
         entry = _SEQUENCE_TAG + convert.varint(self.sequence) + convert.field_bytes(change, data)
@@ -413,7 +425,7 @@ class Authority:
             del self._frames[:drop]
             del self._owners[:drop]
             self._first_frame += drop
-        self.hub.publish(self.sequence, frame, owner)
+        self.hub.publish(self.sequence, frame, owner, decider)
         return frame
 
     def _rebuild(self) -> None:

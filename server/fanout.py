@@ -5,7 +5,8 @@ already encoded once for everybody. A watcher whose buffer is full is cut off
 (it is told to resume from the last sequence it received) instead of slowing
 the game or the other watchers. Frames waiting for a watcher are sent as one
 message: encoded ``WatchGameResponse`` messages holding only ``entries``
-concatenate into one valid message.
+concatenate into one valid message. A seat's watcher may hold its frames back
+until one is published after which that seat decides, and send them together.
 """
 
 from __future__ import annotations
@@ -29,11 +30,16 @@ class End(Enum):
 class Watcher:
     """One watch stream's buffer of frames not yet sent."""
 
-    def __init__(self, limit: int, sequence: int, skip: str | None = None) -> None:
+    def __init__(
+        self, limit: int, sequence: int, skip: str | None = None, hold_for: str | None = None
+    ) -> None:
         self._limit = limit
         #: Entries published with this owner are not for this watcher (None: every entry).
         self.skip = skip
+        #: Frames are held back until one is published for this decider (None: none held).
+        self.hold_for = hold_for
         self._frames: deque[bytes] = deque()
+        self._released = False  # the frames queued may be sent
         # What next() waits on: a plain future of the loop (cheaper than an Event).
         self._loop: asyncio.AbstractEventLoop | None = None
         self._waiter: asyncio.Future[None] | None = None
@@ -42,8 +48,12 @@ class Watcher:
         self.delivered = sequence
         self._queued = sequence
 
-    def push(self, sequence: int, frame: bytes) -> bool:
-        """Queue ``frame`` (the entry ``sequence``); False if this watcher just overflowed."""
+    def push(self, sequence: int, frame: bytes, release: bool = True) -> bool:
+        """Queue ``frame`` (the entry ``sequence``); False if this watcher just overflowed.
+
+        Without ``release`` the frame waits for a later one that releases it,
+        unless half the buffer is full.
+        """
         if self._end is not None:
             return False
         if len(self._frames) >= self._limit:
@@ -52,8 +62,10 @@ class Watcher:
             return False
         self._frames.append(frame)
         self._queued = sequence
-        if self._waiter is not None:
-            self._wake()
+        if release or 2 * len(self._frames) >= self._limit:
+            self._released = True
+            if self._waiter is not None:
+                self._wake()
         return True
 
     def close(self, why: End) -> None:
@@ -72,9 +84,10 @@ class Watcher:
         while True:
             if self._end is End.LAGGING:
                 return End.LAGGING
-            if self._frames:
+            if self._frames and (self._released or self._end is not None):
                 data = b"".join(self._frames)
                 self._frames.clear()
+                self._released = False
                 self.delivered = self._queued
                 return data
             if self._end is not None:
@@ -99,9 +112,11 @@ class Hub:
     def __len__(self) -> int:
         return len(self._watchers)
 
-    def subscribe(self, sequence: int, skip: str | None = None) -> Watcher:
-        """A new watcher that has seen everything up to ``sequence``; see ``Watcher.skip``."""
-        watcher = Watcher(self._limit, sequence, skip)
+    def subscribe(
+        self, sequence: int, skip: str | None = None, hold_for: str | None = None
+    ) -> Watcher:
+        """A new watcher that has seen everything up to ``sequence``; see :class:`Watcher`."""
+        watcher = Watcher(self._limit, sequence, skip, hold_for)
         self._watchers.add(watcher)
         return watcher
 
@@ -109,12 +124,21 @@ class Hub:
         """Forget ``watcher`` (its stream ended)."""
         self._watchers.discard(watcher)
 
-    def publish(self, sequence: int, frame: bytes, owner: str | None = None) -> None:
-        """Queue ``frame`` for every watcher not skipping ``owner``; cut off the laggards."""
+    def publish(
+        self, sequence: int, frame: bytes, owner: str | None = None, decider: str | None = None
+    ) -> None:
+        """Queue ``frame`` for every watcher not skipping ``owner``; cut off the laggards.
+
+        ``decider`` is who decides next (None: nobody, or not known); watchers
+        holding frames for somebody else keep holding them.
+        """
         lagging = [
             w
             for w in self._watchers
-            if (owner is None or w.skip != owner) and not w.push(sequence, frame)
+            if (owner is None or w.skip != owner)
+            and not w.push(
+                sequence, frame, w.hold_for is None or decider is None or w.hold_for == decider
+            )
         ]
         for watcher in lagging:
             self._watchers.discard(watcher)

@@ -180,10 +180,10 @@ class GameService:
         the watcher (None if nothing more will come) then yields every new entry.
         """
         game = self.registry.find(request.name)
-        own = request.exclude_own_actions
-        viewer = self.registry.seat(game, _token(context), required=own)
+        own, hold = request.exclude_own_actions, request.hold_until_turn
+        viewer = self.registry.seat(game, _token(context), required=own or hold)
         after = request.after_sequence if request.HasField("after_sequence") else None
-        first, watcher = await game.watch(viewer, after, own)
+        first, watcher = await game.watch(viewer, after, own, hold)
         return game, first, watcher
 
     async def ListGames(self, request: spb.ListGamesRequest, context: Any) -> Message:

@@ -148,17 +148,20 @@ async def play_seat(
     *,
     on_submit: Callable[[pb.LogEntry], None] | None = None,
     stream: bool = False,
+    hold: bool = False,
 ) -> Seen:
     """Watch the game as ``colour`` and act whenever it is its decision, until the end.
 
     With ``stream``, actions go over one SubmitActions stream and the watch
     leaves out the seat's own entries; otherwise each is a SubmitAction call.
+    With ``hold``, the watch holds entries back until the seat's turn.
     """
     seen = Seen()
     acted = -1
     actions = stub.SubmitActions(metadata=auth(token)) if stream else None
     watch = stub.WatchGame(
-        spb.WatchGameRequest(name=name, exclude_own_actions=stream), metadata=auth(token)
+        spb.WatchGameRequest(name=name, exclude_own_actions=stream, hold_until_turn=hold),
+        metadata=auth(token),
     )
     async for message in watch:
         seen.take(message)

@@ -28,13 +28,15 @@ from server.gen.tongiaki.v1 import game_service_pb2_grpc as rpc
 
 
 async def _play_and_check(
-    stub: rpc.GameServiceStub, seats: int, seed: int, *, stream: bool = False
+    stub: rpc.GameServiceStub, seats: int, seed: int, *, stream: bool = False, hold: bool = False
 ) -> None:
     name, tokens = await new_game(stub, seats)
     spectator = asyncio.create_task(spectate(stub, name))
     players = await asyncio.gather(
         *(
-            play_seat(stub, name, colour, token, random_chooser(seed * 10 + i), stream=stream)
+            play_seat(
+                stub, name, colour, token, random_chooser(seed * 10 + i), stream=stream, hold=hold
+            )
             for i, (colour, token) in enumerate(tokens.items())
         )
     )
@@ -76,6 +78,13 @@ async def _play_and_check(
             assert all(e.action_applied.player != colour for e in mine)
             mine = sorted(mine + seen.own, key=lambda e: e.sequence)
         assert mine == tail
+        if hold:
+            # Each message after the first ends with the entry that gives this seat the
+            # decision, or is the last one (the game is over); so there are fewer of them.
+            for message in seen.messages[1:-1]:
+                last = message.entries[-1]
+                assert last.action_applied.decision.player == colour, last
+            assert len(seen.messages) - 1 < len(seen.entries())
 
 
 def test_complete_games_match_the_engine_replay(tmp_path: Path) -> None:
@@ -99,6 +108,17 @@ def test_complete_games_over_submit_actions_streams(tmp_path: Path) -> None:
         async with running(tmp_path) as (_, stub, _channel):
             await asyncio.gather(
                 *(_play_and_check(stub, seats, seats + 20, stream=True) for seats in (2, 4))
+            )
+
+    asyncio.run(main())
+
+
+def test_complete_games_with_seats_held_until_their_turn(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with running(tmp_path) as (_, stub, _channel):
+            await asyncio.gather(
+                _play_and_check(stub, 3, 31, stream=True, hold=True),
+                _play_and_check(stub, 4, 41, stream=False, hold=True),
             )
 
     asyncio.run(main())

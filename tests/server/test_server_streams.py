@@ -1,4 +1,4 @@
-"""SubmitActions streams and watches that leave out a seat's own entries."""
+"""SubmitActions streams, and watches that leave out a seat's own entries or hold them."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 import grpc
 from server_harness import COLOURS, auth, error_info, new_game, refused, running
 
+from server.fanout import End, Hub
 from server.gen.tongiaki.v1 import game_pb2 as pb
 from server.gen.tongiaki.v1 import game_service_pb2 as spb
 from server.gen.tongiaki.v1 import game_service_pb2_grpc as rpc
@@ -222,10 +223,36 @@ def test_watches_leave_out_own_entries_live_and_on_resume(tmp_path: Path) -> Non
                 assert not message.entries
                 caught.cancel()
 
-            # Only a seat can leave out its own entries.
-            code, reason, _ = await refused(
-                stub.WatchGame(spb.WatchGameRequest(name=name, exclude_own_actions=True)).read()
-            )
-            assert (code, reason) == (grpc.StatusCode.UNAUTHENTICATED, "TOKEN_MISSING")
+            # Only a seat can leave out its own entries, or have them held until its turn.
+            for request in (
+                spb.WatchGameRequest(name=name, exclude_own_actions=True),
+                spb.WatchGameRequest(name=name, hold_until_turn=True),
+            ):
+                code, reason, _ = await refused(stub.WatchGame(request).read())
+                assert (code, reason) == (grpc.StatusCode.UNAUTHENTICATED, "TOKEN_MISSING")
+
+    asyncio.run(main())
+
+
+def test_held_entries_are_released_by_a_full_half_buffer_and_by_the_end() -> None:
+    async def main() -> None:
+        hub = Hub(limit=8)
+        held = hub.subscribe(0, hold_for="red")
+        live = hub.subscribe(0)
+        for sequence in range(1, 4):
+            hub.publish(sequence, b"%d" % sequence, decider="blue")
+        assert await live.next() == b"123"
+        waiting = asyncio.ensure_future(held.next())
+        await asyncio.sleep(0)
+        assert not waiting.done()  # held: nothing for red yet
+        hub.publish(4, b"4", decider="blue")  # half the buffer: released
+        assert await waiting == b"1234"
+        hub.publish(5, b"5", decider="blue")
+        hub.publish(6, b"6", decider="red")  # red decides: released
+        assert await held.next() == b"56"
+        hub.publish(7, b"7", decider="blue")
+        hub.close(End.FINISHED)  # the end sends what is held
+        assert await held.next() == b"7"
+        assert await held.next() is End.FINISHED
 
     asyncio.run(main())

@@ -374,6 +374,7 @@ class WatchGameRequest(_message.Message):
     NAME_FIELD_NUMBER: _builtins.int
     AFTER_SEQUENCE_FIELD_NUMBER: _builtins.int
     EXCLUDE_OWN_ACTIONS_FIELD_NUMBER: _builtins.int
+    HOLD_UNTIL_TURN_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The game, `games/{game}`."""
     after_sequence: _builtins.int
@@ -383,16 +384,23 @@ class WatchGameRequest(_message.Message):
     seat submitted, which SubmitAction(s) returned to it; their sequence
     numbers are skipped. Entries of a bot acting for the seat are still sent.
     """
+    hold_until_turn: _builtins.bool
+    """For a seat (needs its token) that acts on its turn but need not follow
+    each move as it is made: new entries are held back until one gives this
+    seat the decision, the game ends or a batch of them has gathered, then
+    sent together. No entry is left out and the order is kept.
+    """
     def __init__(
         self,
         *,
         name: _builtins.str = ...,
         after_sequence: _builtins.int | None = ...,
         exclude_own_actions: _builtins.bool = ...,
+        hold_until_turn: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence", "after_sequence", b"after_sequence"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence", "after_sequence", b"after_sequence", "exclude_own_actions", b"exclude_own_actions", "name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence", "after_sequence", b"after_sequence", "exclude_own_actions", b"exclude_own_actions", "hold_until_turn", b"hold_until_turn", "name", b"name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__after_sequence: _TypeAlias = _typing.Literal["after_sequence"]  # noqa: Y015
     _WhichOneofArgType__after_sequence: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence"]  # noqa: Y015
