@@ -73,18 +73,21 @@ async def _seat(
     sent: dict[int, float],
     round_trips: list[float],
     unary: bool,
+    hold: bool,
 ) -> None:
     """Watch as ``colour`` and act at once whenever it is its decision.
 
     Actions go over one SubmitActions stream and the watch leaves out the seat's
     own entries (their responses carry them); ``unary`` uses a SubmitAction call
-    per action and a watch of every entry instead.
+    per action and a watch of every entry instead; ``hold`` has the watch hold
+    entries back until the seat's turn.
     """
     metadata = [("authorization", "Bearer " + token)]
     sequence, decision, acted = 0, None, -1
     actions = None if unary else stub.SubmitActions(metadata=metadata)
     watch = stub.WatchGame(
-        spb.WatchGameRequest(name=name, exclude_own_actions=not unary), metadata=metadata
+        spb.WatchGameRequest(name=name, exclude_own_actions=not unary, hold_until_turn=hold),
+        metadata=metadata,
     )
     async for message in watch:
         if message.HasField("snapshot"):
@@ -145,6 +148,7 @@ async def _play(
     *,
     seed: int,
     unary: bool,
+    hold: bool,
     ready: Any,
     go: Any,
 ) -> dict[str, Any]:
@@ -181,6 +185,7 @@ async def _play(
                         sent=sent,
                         round_trips=round_trips,
                         unary=unary,
+                        hold=hold,
                     )
                 )
             )
@@ -208,12 +213,22 @@ async def _play(
     }
 
 
-def _client(args: tuple[int, int, int, int, int, bool, Any, Any], results: Any) -> None:
-    port, games, seats, spectators, seed, unary, ready, go = args
+def _client(args: tuple[int, int, int, int, int, bool, bool, Any, Any], results: Any) -> None:
+    port, games, seats, spectators, seed, unary, hold, ready, go = args
     try:
         results.put(
             run_loop(
-                _play(port, games, seats, spectators, seed=seed, unary=unary, ready=ready, go=go)
+                _play(
+                    port,
+                    games,
+                    seats,
+                    spectators,
+                    seed=seed,
+                    unary=unary,
+                    hold=hold,
+                    ready=ready,
+                    go=go,
+                )
             )
         )
     except BaseException as error:
@@ -309,7 +324,13 @@ def _percentile(values: list[float], p: float) -> float:
 
 
 def run(
-    scenario: Scenario, synchronous: str, clients: int, seed: int, unary: bool = False
+    scenario: Scenario,
+    synchronous: str,
+    clients: int,
+    seed: int,
+    *,
+    unary: bool = False,
+    hold: bool = False,
 ) -> dict[str, Any]:
     """Run one scenario against a fresh server; returns its figures."""
     with tempfile.TemporaryDirectory(prefix="tongiaki-bench-") as tmp:
@@ -334,6 +355,7 @@ def run(
                             scenario.spectators,
                             seed + i,
                             unary,
+                            hold,
                             readies[i],
                             go,
                         ),
@@ -376,6 +398,7 @@ def run(
         "synchronous": synchronous,
         "client_processes": clients,
         "seat_calls": "SubmitAction" if unary else "SubmitActions",
+        "seat_watch": "held until their turn" if hold else "live",
         "actions": actions,
         "seconds": round(wall, 2),
         "actions_per_second": round(actions / wall, 1),
@@ -409,6 +432,9 @@ def main() -> None:
         action="store_true",
         help="seats send a SubmitAction call per action and watch every entry",
     )
+    parser.add_argument(
+        "--hold", action="store_true", help="seats' watches hold entries until their turn"
+    )
     parser.add_argument("--json", action="store_true", help="print JSON lines only")
     args = parser.parse_args()
     scenarios = (
@@ -417,7 +443,9 @@ def main() -> None:
         else [Scenario(50, 4, 2), Scenario(200, 4, 10)]
     )
     for scenario in scenarios:
-        figures = run(scenario, args.synchronous, args.clients, args.seed, args.unary)
+        figures = run(
+            scenario, args.synchronous, args.clients, args.seed, unary=args.unary, hold=args.hold
+        )
         if args.json:
             print(json.dumps(figures), flush=True)
             continue
@@ -425,7 +453,7 @@ def main() -> None:
             f"{figures['games']} games x {figures['seats']} seats + "
             f"{figures['spectators']} spectators, synchronous={figures['synchronous']}, "
             f"{figures['client_processes']} client processes, seats use "
-            f"{figures['seat_calls']}",
+            f"{figures['seat_calls']}, seat watches {figures['seat_watch']}",
             flush=True,
         )
         print(
