@@ -788,71 +788,75 @@ class Game:
 
     def _turn_options(self) -> list[Keyed]:
         """R4, R5, R9, R10: the options at the start of a turn."""
+        options: list[Keyed] = []
+        for count, act, data in self._turn_groups():
+            if act == "expand":
+                options += data[1]
+            else:
+                options += (_turn_option(act, data, i) for i in range(count))
+        return options
+
+    def _turn_groups(self) -> list[tuple[int, str, Any]]:
+        """The options at the start of a turn in groups: (how many, what they are, data).
+
+        :meth:`_turn_options` lists them all, :meth:`apply_random` builds one.
+        """
         player = self.seats[self._active]
-        options: list[Keyed] = [('{"act":"settle"}', {"act": "settle"})]
+        supply = self._supply[player]
         mine: dict[Hex, int] = {}
         for at, ships in self._ships.items():
-            n = sum(s.count(player) for s in ships)
+            n = 0
+            for s in ships:
+                if player in s:
+                    n += s.count(player)
             if n:
                 mine[at] = n
-        supply = self._supply[player]
+        groups: list[tuple[int, str, Any]] = [(1, "settle", None)]
         if mine:
-            takes = [
-                (at[0], at[1], b)
-                for at in mine
-                for b, s in enumerate(self._ships[at])
-                if player in s
-            ]
+            # R5: expand on an island with ships of one's own (R5.3: take one first
+            # when the supply is empty); R9: found a royal island.
+            takes: list[tuple[int, int, int]] | None = None
             for (q, r), n in mine.items():
                 beaches = len(self._ships[(q, r)])
                 if supply:
-                    options += _expansions(q, r, beaches, min(n, beaches, supply))
+                    expansions = _expansions(q, r, beaches, min(n, beaches, supply))
+                    groups.append((len(expansions), "expand", ((q, r), expansions)))
                     continue
-                for tq, tr, tb in takes:
-                    for b in range(beaches):
-                        options.append(
-                            (
-                                f'{{"act":"expand","beaches":[{b}],"island":[{q},{r}],'
-                                f'"take":[{tq},{tr},{tb}]}}',
-                                {
-                                    "act": "expand",
-                                    "beaches": [b],
-                                    "island": [q, r],
-                                    "take": [tq, tr, tb],
-                                },
-                            )
-                        )
+                if takes is None:
+                    takes = [
+                        (t[0], t[1], b)
+                        for t in mine
+                        for b, s in enumerate(self._ships[t])
+                        if player in s
+                    ]
+                groups.append((len(takes) * beaches, "take", ((q, r), beaches, takes)))
             if self._founded[player] < 2:
-                for q, r in mine:
-                    alone = all(c == player for s in self._ships[(q, r)] for c in s)
-                    if alone and self._tiles[(q, r)][0].id != START_ISLAND:
-                        options.append(
-                            (
-                                f'{{"act":"royal","island":[{q},{r}]}}',
-                                {"act": "royal", "island": [q, r]},
-                            )
-                        )
-            return options
+                for at in mine:
+                    alone = all(c == player for s in self._ships[at] for c in s)
+                    if alone and self._tiles[at][0].id != START_ISLAND:
+                        groups.append((1, "royal", at))
+            return groups
+        # R4.1: no ship on a beach: two on Tonga, or one on another island.
         tonga = self._tonga_hex()
         if tonga is not None and supply >= 2:
             free = self._free(tonga)
-            for b1 in range(len(free)):
-                for b2 in range(b1, len(free)):
-                    if free[b1] >= (2 if b1 == b2 else 1) and free[b2] >= 1:
-                        options.append(
-                            (
-                                f'{{"act":"tonga","beaches":[{b1},{b2}]}}',
-                                {"act": "tonga", "beaches": [b1, b2]},
-                            )
-                        )
+            pairs = [
+                (b1, b2)
+                for b1 in range(len(free))
+                for b2 in range(b1, len(free))
+                if free[b1] >= (2 if b1 == b2 else 1) and free[b2] >= 1
+            ]
+            groups.append((len(pairs), "tonga", pairs))
         if supply >= 1:
-            for at in self._ships:
-                if at == tonga or at in self._royal:
-                    continue
-                for b, f in enumerate(self._free(at)):
-                    if f:
-                        options.append(_beach_option("single", at[0], at[1], b))
-        return options
+            singles = [
+                (at[0], at[1], b)
+                for at in self._ships
+                if at != tonga and at not in self._royal
+                for b, f in enumerate(self._free(at))
+                if f
+            ]
+            groups.append((len(singles), "single", singles))
+        return groups
 
     def _emigrate_options(self) -> list[Keyed]:
         """R7 with R11.1: every jetty of every full beach, quiet ones only if they can end."""
@@ -885,88 +889,14 @@ class Game:
 
     def _random_turn_option(self, below: Callable[[int], int]) -> Action:
         """One of :meth:`_turn_options`, uniformly, building only that one."""
-        player = self.seats[self._active]
-        supply = self._supply[player]
-        mine: dict[Hex, int] = {}
-        for at, ships in self._ships.items():
-            n = 0
-            for s in ships:
-                if player in s:
-                    n += s.count(player)
-            if n:
-                mine[at] = n
-        # Groups of options: (how many, what they are); settling comes first.
-        groups: list[tuple[int, str, Any]] = [(1, "settle", None)]
-        if mine:
-            takes: list[tuple[int, int, int]] | None = None
-            for at, n in mine.items():
-                beaches = len(self._ships[at])
-                if supply:
-                    combos = _combinations(beaches, min(n, beaches, supply))
-                    groups.append((len(combos), "expand", (at, combos)))
-                    continue
-                if takes is None:
-                    takes = [
-                        (t[0], t[1], b)
-                        for t in mine
-                        for b, s in enumerate(self._ships[t])
-                        if player in s
-                    ]
-                groups.append((len(takes) * beaches, "take", (at, beaches, takes)))
-            if self._founded[player] < 2:
-                for at in mine:
-                    alone = all(c == player for s in self._ships[at] for c in s)
-                    if alone and self._tiles[at][0].id != START_ISLAND:
-                        groups.append((1, "royal", at))
-        else:
-            tonga = self._tonga_hex()
-            if tonga is not None and supply >= 2:
-                free = self._free(tonga)
-                pairs = [
-                    (b1, b2)
-                    for b1 in range(len(free))
-                    for b2 in range(b1, len(free))
-                    if free[b1] >= (2 if b1 == b2 else 1) and free[b2] >= 1
-                ]
-                groups.append((len(pairs), "tonga", pairs))
-            if supply >= 1:
-                singles = [
-                    (at[0], at[1], b)
-                    for at in self._ships
-                    if at != tonga and at not in self._royal
-                    for b, f in enumerate(self._free(at))
-                    if f
-                ]
-                groups.append((len(singles), "single", singles))
+        groups = self._turn_groups()
         index = below(sum(g[0] for g in groups))
         for count, act, data in groups:
-            if index >= count:
-                index -= count
-                continue
-            if act == "settle":
-                return {"act": "settle"}
-            if act == "expand":
-                (q, r), combos = data
-                return {
-                    "act": "expand",
-                    "beaches": list(combos[index][0]),
-                    "island": [q, r],
-                    "take": None,
-                }
-            if act == "take":
-                (q, r), beaches, takes = data
-                take = takes[index // beaches]
-                return {
-                    "act": "expand",
-                    "beaches": [index % beaches],
-                    "island": [q, r],
-                    "take": list(take),
-                }
-            if act == "royal":
-                return {"act": "royal", "island": [data[0], data[1]]}
-            if act == "tonga":
-                return {"act": "tonga", "beaches": list(data[index])}
-            return {"act": "single", "beach": list(data[index])}
+            if index < count:
+                if act == "expand":
+                    return data[1][index][1]  # type: ignore[no-any-return]
+                return _turn_option(act, data, index)[1]
+            index -= count
         raise AssertionError("the draw is below the number of options")
 
     def _random_emigration(self, below: Callable[[int], int]) -> Action:
@@ -1141,6 +1071,29 @@ def rank(points: dict[str, int], islands: dict[str, int], ships: dict[str, int])
     """R13: most points, then presence on more islands, then fewer ships; ties share a rank."""
     key = {c: (-points[c], -islands[c], ships[c]) for c in points}
     return {c: 1 + sum(1 for o in points if key[o] < key[c]) for c in points}
+
+
+def _turn_option(act: str, data: Any, index: int) -> Keyed:
+    """Option number ``index`` of a group of :meth:`Game._turn_groups` (not expansions
+    without a take, which come made)."""
+    if act == "settle":
+        return '{"act":"settle"}', {"act": "settle"}
+    if act == "take":
+        (q, r), beaches, takes = data
+        tq, tr, tb = takes[index // beaches]
+        b = index % beaches
+        return (
+            f'{{"act":"expand","beaches":[{b}],"island":[{q},{r}],"take":[{tq},{tr},{tb}]}}',
+            {"act": "expand", "beaches": [b], "island": [q, r], "take": [tq, tr, tb]},
+        )
+    if act == "royal":
+        q, r = data
+        return f'{{"act":"royal","island":[{q},{r}]}}', {"act": "royal", "island": [q, r]}
+    if act == "tonga":
+        b1, b2 = data[index]
+        return f'{{"act":"tonga","beaches":[{b1},{b2}]}}', {"act": "tonga", "beaches": [b1, b2]}
+    q, r, b = data[index]
+    return _beach_option("single", q, r, b)
 
 
 def _draw_one(items: Sequence[T], below: Callable[[int], int]) -> T:
