@@ -772,13 +772,7 @@ class Game:
         if kind == LAND:
             return self._land_options()
         if kind == PLACE:
-            return [
-                (
-                    f'{{"act":"place","dir":{d},"from":[{q},{r}]}}',
-                    {"act": "place", "dir": d, "from": [q, r]},
-                )
-                for (q, r), d in self._open_ends()
-            ]
+            return [_place_option(at, d) for at, d in self._open_ends()]
         if kind == SETTLE_SHIP:
             q, r = self._island
             return [
@@ -1039,6 +1033,14 @@ def _combinations(beaches: int, k: int) -> tuple[tuple[tuple[int, ...], str], ..
     return tuple((c, ",".join(map(str, c))) for c in combinations(range(beaches), k))
 
 
+@lru_cache(maxsize=8192)
+def _place_option(at: Hex, d: int) -> Keyed:
+    """The option of placing a tile at the open end ``d`` of ``at`` (shared by games)."""
+    q, r = at
+    key = f'{{"act":"place","dir":{d},"from":[{q},{r}]}}'
+    return key, {"act": "place", "dir": d, "from": [q, r]}
+
+
 @lru_cache(maxsize=4096)
 def _expansions(q: int, r: int, beaches: int, k: int) -> tuple[Keyed, ...]:
     """R5.2's expansions on the island at ``(q, r)`` without a take, remembered.
@@ -1061,10 +1063,18 @@ def _landing_options(
     """R8.2's arrangements as (canonical JSON, ships, packed arrangement)."""
     found = []
     for arrangement in landings(group, free):
-        ships = tuple((b, c) for b, share in enumerate(arrangement) for c in unpack(share))
-        listed = ",".join(f'[{b},"{c}"]' for b, c in ships)
+        parts = [_share(b, share) for b, share in enumerate(arrangement) if share]
+        listed = ",".join(text for text, _ in parts)
+        ships = tuple(ship for _, beach in parts for ship in beach)
         found.append((f'{{"act":"land","ships":[{listed}]}}', ships, arrangement))
     return tuple(found)
+
+
+@cache
+def _share(b: int, share: int) -> tuple[str, tuple[tuple[int, str], ...]]:
+    """The ships a beach receives in a landing (packed ``share``): JSON text and pairs."""
+    ships = tuple((b, c) for c in unpack(share))
+    return ",".join(f'[{b},"{c}"]' for _, c in ships), ships
 
 
 def rank(points: dict[str, int], islands: dict[str, int], ships: dict[str, int]) -> dict[str, int]:
