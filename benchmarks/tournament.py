@@ -43,6 +43,7 @@ class Settings:
     seed: int
     candidates: int = 4
     reply: str = "greedy"
+    rounds: int = 1
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,7 @@ def build(name: str, settings: Settings) -> Bot:
             iterations=settings.iterations,
             candidates=settings.candidates,
             reply=settings.reply,
+            rounds=settings.rounds,
         )
     raise SystemExit(f"unknown bot {name!r}")
 
@@ -135,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--iterations", type=int, default=None, help="strong bot: fixed work")
     parser.add_argument("--candidates", type=int, default=4, help="strong bot: options searched")
     parser.add_argument("--reply", default="greedy", choices=["greedy", "one_ply"])
+    parser.add_argument("--rounds", type=int, default=1, help="strong bot: rounds per playout")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", type=Path, help="append each game's outcome here (JSON lines)")
@@ -143,7 +146,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     settings = Settings(
-        args.hero, args.field, args.budget, args.iterations, args.seed, args.candidates, args.reply
+        args.hero,
+        args.field,
+        args.budget,
+        args.iterations,
+        args.seed,
+        args.candidates,
+        args.reply,
+        args.rounds,
     )
     outcomes: list[Outcome] = []
     if args.summarize:
@@ -192,6 +202,7 @@ def report(settings: Settings, outcomes: list[Outcome], wall: float, jobs: int) 
             else f", strong: {settings.budget:g} CPU s per move"
         )
         budget += f", {settings.candidates} candidates, replies {settings.reply}"
+        budget += f", {settings.rounds} round(s) ahead"
     print(f"{settings.hero} vs 3 x {settings.field}: {n} games, seed {settings.seed}{budget}")
     print(f"  first place      {wins}/{n} = {wins / max(n, 1):.1%}  (95% CI {low:.1%}-{high:.1%})")
     print(

@@ -174,23 +174,31 @@ class GreedyBot:
 class StrongBot:
     """Search over sampled stacks with a per-move budget.
 
-    The candidates are the options the greedy evaluation ranks highest. The
-    search runs in rounds: each round samples one stack and one playout seed
-    and plays every candidate still in the race on them (common random numbers:
-    candidates are compared on the same futures). A playout plays the
-    candidate, finishes the turn one ply greedily, lets every other seat play
-    ``rounds`` turns with the same cheap policy (their replies: who profits
-    from a beach left nearly full, who reaches a new island first) and
-    evaluates the position reached. After rounds 2, 4, 8, ... the worse half
-    of the candidates drops out (successive halving). The candidate with the
-    best mean wins. ``budget`` is CPU seconds per decision; ``iterations`` (if
-    set) fixes the number of playouts instead, for reproducible runs.
+    The candidates are the options the greedy evaluation (on ``prior_samples``
+    sampled stacks) ranks highest. The search runs in rounds: each round
+    samples one stack and one playout seed and plays every candidate still in
+    the race on them (common random numbers: candidates are compared on the
+    same futures). A playout plays the candidate, finishes the turn one ply
+    greedily, lets every other seat reply with one turn of a cheap greedy
+    policy (who profits from a beach left nearly full, who reaches a new island
+    first), plays ``rounds - 1`` further whole rounds with that policy for
+    every seat and evaluates the position reached.
+
+    The budget is split by sequential halving: with ``k`` candidates it has
+    ``ceil(log2 k)`` equal phases, and at the end of each phase but the last
+    the worse half of the race drops out, so the last two candidates share the
+    last phase and every candidate is judged on a fair share of the budget,
+    however large it is. The candidate with the best mean wins. ``budget`` is
+    CPU seconds per decision; ``iterations`` (if set) fixes the number of
+    playouts instead (the round that reaches it is finished), for
+    reproducible runs.
     """
 
     budget: float = 1.0
     iterations: int | None = None
     candidates: int = 4
-    rounds: int = 1
+    prior_samples: int = 2  #: sampled stacks of the greedy ranking that picks the candidates
+    rounds: int = 1  #: rounds a playout looks ahead (the others' replies, then whole rounds)
     width: int = 8  #: options tried per decision in the playouts
     cap: int = 60  #: decisions per playout at most, then the position is evaluated
     reply: str = "greedy"  #: how the others play their turns in a playout: greedy or one_ply
@@ -204,41 +212,44 @@ class StrongBot:
             return quick
         options = record.options()
         start = self.clock()
-        prior = GreedyBot(samples=1, width=self.width, weights=self.weights).values(record, rng)
+        greedy = GreedyBot(samples=self.prior_samples, width=self.width, weights=self.weights)
+        prior = greedy.values(record, rng)
         race = sorted(prior, key=lambda i: (-prior[i], i))[: self.candidates]
         if len(race) == 1:
             return options[race[0]]
         me = record.viewer
         totals = dict.fromkeys(race, 0.0)
-        played = 0
-        round_ = 0
+        phases = max(1, math.ceil(math.log2(len(race))))
+        phase = played = 0
         while True:
-            if self.iterations is not None:
-                if played + len(race) > self.iterations and round_ > 0:
-                    break
-            elif round_ > 0 and self.clock() - start >= self.budget:
+            spent = self._spent(start, played)
+            if played > 0 and spent >= 1.0:
                 break
+            while len(race) > 2 and spent * phases >= phase + 1:
+                phase += 1
+                race = sorted(race, key=lambda i: (-totals[i], i))[: (len(race) + 1) // 2]
             stack_seed = rng.next()
             playout_seed = rng.next()
             for candidate in race:
                 game = record.sample(SplitMix64(stack_seed))
                 totals[candidate] += self._playout(game, candidate, me, SplitMix64(playout_seed))
             played += len(race)
-            round_ += 1
-            if round_ & (round_ - 1) == 0 and round_ >= 2 and len(race) > 2:
-                race = sorted(race, key=lambda i: (-totals[i], i))[: max(2, len(race) // 2)]
         best = max(race, key=lambda i: (totals[i], -i))
         return options[best]
+
+    def _spent(self, start: float, played: int) -> float:
+        """The share of the budget used so far (of ``iterations`` playouts, if set)."""
+        if self.iterations is not None:
+            return played / max(self.iterations, 1)
+        return (self.clock() - start) / self.budget
 
     def _playout(self, game: Game, option: int, me: str, rng: SplitMix64) -> float:
         game.apply_option(option)
         finish_turn(game, me, rng, weights=self.weights, width=self.width, cap=self.cap)
-        turns = self.rounds * (len(game.seats) - 1)
+        turns = self.rounds * len(game.seats) - 1
         steps = 0
-        while not game.over and turns > 0 and steps < self.cap:
+        while not game.over and turns > 0 and steps < self.cap * self.rounds:
             player = game.active_player
-            if player == me and game.decision_kind == _TURN:
-                break
             if self.reply == "greedy" and game.decision_kind == _TURN:
                 game.apply_option(self._turn_choice(game, rng))
             else:

@@ -209,3 +209,51 @@ def test_the_strong_bot_stops_when_its_clock_says_so() -> None:
     bot = StrongBot(budget=1.0, clock=clock)
     assert bot.choose(record, SplitMix64(3)) in record.options()
     assert 2 <= len(ticks) <= 8
+
+
+class _Scripted(StrongBot):
+    """A strong bot whose playouts return a fixed value per option, and are counted."""
+
+    def __init__(self, worth: dict[int, float], **settings: int) -> None:
+        super().__init__(**settings)  # type: ignore[arg-type]
+        self.worth = worth
+        self.played: dict[int, int] = {}
+
+    def _playout(self, game: Game, option: int, me: str, rng: SplitMix64) -> float:
+        self.played[option] = self.played.get(option, 0) + 1
+        return self.worth.get(option, 0.0)
+
+
+def test_sequential_halving_spends_the_budget_on_the_better_half() -> None:
+    """Eight candidates, 64 playouts: 3 phases, halved to 4 and then to 2 candidates."""
+    game = _thinking_game(19, 30)
+    while game.decision_kind != "turn" or len(game.options()) < 8:
+        game.apply_option(0)
+    record = PublicRecord.from_game(game, game.active_player)
+    n = len(record.options())
+    worth = {i: float(i) for i in range(n)}
+    bot = _Scripted(worth, iterations=64, candidates=8)
+    choice = bot.choose(record, SplitMix64(4))
+    race = sorted(bot.played, key=lambda i: -worth[i])
+    assert len(race) == 8
+    assert record.options().index(choice) == race[0]
+    assert sum(bot.played.values()) == 64
+    counts = [bot.played[i] for i in race]
+    assert counts == [18, 18, 8, 8, 3, 3, 3, 3]
+
+
+@pytest.mark.parametrize("rounds", [1, 2])
+def test_a_playout_looks_rounds_ahead(rounds: int) -> None:
+    """A playout ends with the searching seat to move again, after ``rounds`` whole rounds."""
+    game = _thinking_game(23, 40)
+    while game.decision_kind != "turn":
+        game.apply_option(0)
+    me = game.active_player
+    record = PublicRecord.from_game(game, me)
+    sampled = record.sample(SplitMix64(1))
+    before = len(sampled.actions)
+    StrongBot(rounds=rounds)._playout(sampled, 0, me, SplitMix64(2))
+    assert not sampled.over
+    assert sampled.active_player == me and sampled.decision_kind == "turn"
+    turns = [a for a in sampled.actions[before:] if a["act"] in players._TURN_ACTS]
+    assert len(turns) == rounds * len(SEATS)
