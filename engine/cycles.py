@@ -229,6 +229,8 @@ class QuietGraph:
         full = self._full(position)
         if self._loud_elsewhere(position, full, (self._island_of[k], dest)):
             return True
+        if self._settles(position, full, (k, self._jetty_route(at, b, d))):
+            return True
         return any(
             p is _ENDS or self.can_end(p, f) for p, f in self._landings(position, full, k, dest)
         )
@@ -315,7 +317,9 @@ class QuietGraph:
             memo[p] = False
         return False
 
-    def _settles(self, position: Position, full: list[int]) -> bool:
+    def _settles(
+        self, position: Position, full: list[int], first_move: tuple[int, Route] | None = None
+    ) -> bool:
         """A quick sufficient test for R11's "can end", counting ships only.
 
         Sail the full beaches out one by one, each group landing without
@@ -324,6 +328,8 @@ class QuietGraph:
         them the danger checks, are known in advance. If every full beach gets
         emptied this way, or a loud emigration turns up on the way, the
         position can end. False means only that this test does not tell.
+        ``first_move`` (a full beach and one of its routes) makes that
+        emigration the first one.
         """
         moorings, first = self._moorings, self._first
         sizes = [v & _SIZE for v in position]
@@ -331,11 +337,12 @@ class QuietGraph:
         changed: set[int] = set()
         pending = list(full)
         while pending:
-            for k in pending:
+            for k in pending if first_move is None else (first_move[0],):
                 ships = sizes[k]
                 group_colours = colour_count(position[k])
                 landing: list[int] | None = None
-                for dest, danger in self.routes(k):
+                routes = self.routes(k) if first_move is None else (first_move[1],)
+                for dest, danger in routes:
                     if dest < 0 or (danger and danger > group_colours):
                         return True  # a loud emigration: the position ends by itself
                     beaches = range(first[dest], first[dest + 1])
@@ -346,6 +353,7 @@ class QuietGraph:
                         return True  # then that beach's emigration is loud
                     if landing is None:
                         landing = _gentle_landing(ships, room)
+                first_move = None
                 if landing is not None:
                     sizes[k] = 0
                     changed.add(k)

@@ -69,3 +69,26 @@ def test_can_end_agrees_with_an_exhaustive_search() -> None:
             checked += 1
             ends += expected
     assert checked > 100 and 0 < ends < checked
+
+
+def test_allowed_emigrations_agree_with_an_exhaustive_search() -> None:
+    checked = 0
+    refused = 0
+    for game, position in positions_in_chain_reactions(25):
+        if game.decision_kind != "emigrate":
+            continue
+        fresh = QuietGraph(game._tiles, game._royal)
+        full = fresh._full(position)
+        for at, b in game._full_beaches():
+            k = fresh.beach(at, b)
+            for d in game._jetty_dirs(at, b):
+                dest = fresh._quiet_dest(position, k, fresh._jetty_route(at, b, d))
+                expected = dest < 0 or any(
+                    step is _ENDS or exhaustive_can_end(fresh, step)
+                    for step, _ in fresh._steps(position, full, [(k, dest)])
+                )
+                graph = QuietGraph(game._tiles, game._royal)
+                assert graph.allowed_emigration(position, at, b, d) is expected
+                checked += 1
+                refused += not expected
+    assert checked > 100 and refused > 0
