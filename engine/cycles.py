@@ -14,7 +14,7 @@ bits above that; ships landing on a beach are then a plain addition.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from heapq import heappop, heappush
 from operator import add
 
@@ -256,17 +256,28 @@ class QuietGraph:
     def landing_can_end(self, position: Position, at: Hex, arrangement: tuple[int, ...]) -> bool:
         """R11.1: whether the position after ``arrangement`` (packed, per beach) lands on
         ``at`` can end."""
+        return self.landings_can_end(position, at, (arrangement,))[0]
+
+    def landings_can_end(
+        self, position: Position, at: Hex, arrangements: Iterable[tuple[int, ...]]
+    ) -> list[bool]:
+        """:meth:`landing_can_end` of each of ``arrangements``."""
         i = self._index[at]
         first, last = self._first[i], self._first[i + 1]
-        merged = tuple(map(add, position[first:last], arrangement))
         moorings = self._moorings
-        full = [
+        outside = [
             k for k, v in enumerate(position) if v & _SIZE == moorings[k] and not first <= k < last
         ]
-        full += [first + j for j, v in enumerate(merged) if v & _SIZE == moorings[first + j]]
-        if not full:
-            return True
-        return self.can_end(position[:first] + merged + position[last:], full)
+        here, head, tail = position[first:last], position[:first], position[last:]
+        island_moorings = moorings[first:last]
+        found = []
+        for arrangement in arrangements:
+            merged = tuple(map(add, here, arrangement))
+            full = outside + [
+                first + j for j, v in enumerate(merged) if v & _SIZE == island_moorings[j]
+            ]
+            found.append(not full or self.can_end(head + merged + tail, full))
+        return found
 
     def can_end(self, position: Position, full: list[int] | None = None) -> bool:
         """R11: whether some sequence of quiet steps reaches a position that ends by itself.

@@ -874,7 +874,8 @@ class Game:
             graph, position = self._quiet_position()
             at = self._island
             if not graph.landing_is_free(position, at):
-                found = [o for o in found if graph.landing_can_end(position, at, o[2])]
+                ends = graph.landings_can_end(position, at, (o[2] for o in found))
+                found = [o for o, can in zip(found, ends, strict=True) if can]
         return [
             (key, {"act": "land", "ships": [list(s) for s in ships]}) for key, ships, _ in found
         ]
