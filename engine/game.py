@@ -900,6 +900,8 @@ class Game:
         graph, position = self._quiet_position()
         while True:
             at, b, d = _take_one(candidates, below)
+            # This decision is only asked when the position can end (R11), so some
+            # candidate is allowed: the last one left needs no check.
             if not candidates or graph.allowed_emigration(position, at, b, d):
                 return {"act": "emigrate", "beach": [at[0], at[1], b], "dir": d}
 
@@ -912,6 +914,7 @@ class Game:
             if not graph.landing_is_free(position, at):
                 candidates = list(range(len(plan)))
                 while True:
+                    # The emigration was allowed, so some landing can end (R11.1).
                     arrangement = plan.arrangement(_take_one(candidates, below))
                     if not candidates or graph.landing_can_end(position, at, arrangement):
                         return _land_action(arrangement)
