@@ -5,6 +5,11 @@ arrangement says which colours each beach receives; ships in no beach's share
 do not fit and go back to supply. Colours are kept as sorted tuples, so two
 arrangements that differ only in which of two same-coloured ships went where
 are the same arrangement.
+
+:func:`arrangements` is the plain statement of R8.2 on colours. The engine
+itself lands groups through :mod:`engine.cycles`, which deals colour counts
+instead (faster, and packed for the R11 search); the tests hold the two to the
+same arrangements in the same order.
 """
 
 from __future__ import annotations
