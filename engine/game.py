@@ -385,18 +385,12 @@ class Game:
     def _place(self, tile: Tile, at: Hex, rot: int) -> None:
         tiles = self._tiles
         tiles[at] = (tile, rot)
-        faces = _FACES[tile.id, rot]
         q, r = at
         for d, (dq, dr) in enumerate(DIRECTIONS):
-            there = (q + dq, r + dr)
-            if there in tiles:
-                back = (there, (d + 3) % 6)
-                self._sides.discard(back)
-                self._ends.discard(back)
-            else:
-                self._sides.add((at, d))
-                if d in faces:
-                    self._ends.add((at, d))
+            back = ((q + dq, r + dr), (d + 3) % 6)  # the side of a neighbour facing ``at``
+            self._sides.discard(back)
+            self._ends.discard(back)
+        self._add_sides(at, tile, rot)
         if tile.is_island:
             self._set_ships(at, tuple(() for _ in tile.beaches))
         self._board_changed()
@@ -467,16 +461,19 @@ class Game:
         """Work the open ends and empty sides out afresh (after tiles are removed)."""
         self._ends = set()
         self._sides = set()
-        tiles = self._tiles
-        for at, (tile, rot) in tiles.items():
-            faces = _FACES[tile.id, rot]
-            q, r = at
-            for d, (dq, dr) in enumerate(DIRECTIONS):
-                if (q + dq, r + dr) in tiles:
-                    continue
-                self._sides.add((at, d))
-                if d in faces:
-                    self._ends.add((at, d))
+        for at, (tile, rot) in self._tiles.items():
+            self._add_sides(at, tile, rot)
+
+    def _add_sides(self, at: Hex, tile: Tile, rot: int) -> None:
+        """Add the empty sides of the tile at ``at``, and those that are open ends (R2)."""
+        faces = _FACES[tile.id, rot]
+        q, r = at
+        for d, (dq, dr) in enumerate(DIRECTIONS):
+            if (q + dq, r + dr) in self._tiles:
+                continue
+            self._sides.add((at, d))
+            if d in faces:
+                self._ends.add((at, d))
 
     def quiet_graph(self) -> QuietGraph:
         """The R11 analysis of the current board (tiles and royal islands)."""
@@ -855,17 +852,18 @@ class Game:
     def _emigrate_options(self) -> list[Keyed]:
         """R7 with R11.1: every jetty of every full beach, quiet ones only if they can end."""
         graph, position = self._quiet_position()
-        options: list[Keyed] = []
-        for (q, r), b in self._full_beaches():
-            for d in self._jetty_dirs((q, r), b):
-                if graph.allowed_emigration(position, (q, r), b, d):
-                    options.append(
-                        (
-                            f'{{"act":"emigrate","beach":[{q},{r},{b}],"dir":{d}}}',
-                            {"act": "emigrate", "beach": [q, r, b], "dir": d},
-                        )
-                    )
-        return options
+        return [
+            (
+                f'{{"act":"emigrate","beach":[{at[0]},{at[1]},{b}],"dir":{d}}}',
+                {"act": "emigrate", "beach": [at[0], at[1], b], "dir": d},
+            )
+            for at, b, d in self._emigrations()
+            if graph.allowed_emigration(position, at, b, d)
+        ]
+
+    def _emigrations(self) -> list[tuple[Hex, int, int]]:
+        """Every jetty of every full beach (R7), before R11.1."""
+        return [(at, b, d) for at, b in self._full_beaches() for d in self._jetty_dirs(at, b)]
 
     def _land_options(self) -> list[Keyed]:
         """R8, with R11.1's restriction after a quiet emigration."""
@@ -896,7 +894,7 @@ class Game:
 
     def _random_emigration(self, below: Callable[[int], int]) -> Action:
         """One of :meth:`_emigrate_options`, uniformly; R11.1 is checked only for draws."""
-        candidates = [(at, b, d) for at, b in self._full_beaches() for d in self._jetty_dirs(at, b)]
+        candidates = self._emigrations()
         graph, position = self._quiet_position()
         while True:
             at, b, d = _take_one(candidates, below)
