@@ -28,6 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bots import Bot, GreedyBot, PublicRecord, RandomBot, StrongBot
+from bots.evaluate import DEFAULT
 from engine import COLOURS, Game
 from engine.playout import SplitMix64, shuffled_stack
 
@@ -44,6 +45,8 @@ class Settings:
     candidates: int = 4
     reply: str = "greedy"
     rounds: int = 1
+    decisive: float = 2.5
+    weights: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,8 @@ def build(name: str, settings: Settings) -> Bot:
             candidates=settings.candidates,
             reply=settings.reply,
             rounds=settings.rounds,
+            decisive=settings.decisive,
+            weights=dataclasses.replace(DEFAULT, **dict(settings.weights)),
         )
     raise SystemExit(f"unknown bot {name!r}")
 
@@ -138,6 +143,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--candidates", type=int, default=4, help="strong bot: options searched")
     parser.add_argument("--reply", default="greedy", choices=["greedy", "one_ply"])
     parser.add_argument("--rounds", type=int, default=1, help="strong bot: rounds per playout")
+    parser.add_argument(
+        "--decisive", type=float, default=2.5, help="strong bot: drop clearly worse candidates"
+    )
+    parser.add_argument(
+        "--weights", default="", help="strong bot: evaluation weights, e.g. rival=1,win=8"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", type=Path, help="append each game's outcome here (JSON lines)")
@@ -154,6 +165,11 @@ def main(argv: list[str] | None = None) -> int:
         args.candidates,
         args.reply,
         args.rounds,
+        args.decisive,
+        tuple(
+            (key, float(value))
+            for key, value in (item.split("=") for item in args.weights.split(",") if item)
+        ),
     )
     outcomes: list[Outcome] = []
     if args.summarize:
@@ -203,6 +219,10 @@ def report(settings: Settings, outcomes: list[Outcome], wall: float, jobs: int) 
         )
         budget += f", {settings.candidates} candidates, replies {settings.reply}"
         budget += f", {settings.rounds} round(s) ahead"
+        if settings.decisive:
+            budget += f", drops candidates {settings.decisive:g} standard errors behind"
+        if settings.weights:
+            budget += ", weights " + ",".join(f"{k}={v:g}" for k, v in settings.weights)
     print(f"{settings.hero} vs 3 x {settings.field}: {n} games, seed {settings.seed}{budget}")
     print(f"  first place      {wins}/{n} = {wins / max(n, 1):.1%}  (95% CI {low:.1%}-{high:.1%})")
     print(

@@ -188,7 +188,12 @@ class StrongBot:
     ``ceil(log2 k)`` equal phases, and at the end of each phase but the last
     the worse half of the race drops out, so the last two candidates share the
     last phase and every candidate is judged on a fair share of the budget,
-    however large it is. The candidate with the best mean wins. ``budget`` is
+    however large it is. Within a phase, a candidate also drops out as soon
+    as the leader beats it clearly on the futures both were played on (by
+    ``decisive`` standard errors of the paired difference, after
+    ``decisive_after`` rounds), and the search ends when one is left: a clear
+    decision does not spend the whole budget. The candidate with the best mean
+    wins. ``budget`` is
     CPU seconds per decision; ``iterations`` (if set) fixes the number of
     playouts instead (the round that reaches it is finished), for
     reproducible runs.
@@ -202,6 +207,8 @@ class StrongBot:
     width: int = 8  #: options tried per decision in the playouts
     cap: int = 60  #: decisions per playout at most, then the position is evaluated
     reply: str = "greedy"  #: how the others play their turns in a playout: greedy or one_ply
+    decisive: float = 2.5  #: standard errors by which the leader drops a candidate (0: never)
+    decisive_after: int = 8  #: rounds played before a candidate may be dropped that way
     weights: Weights = DEFAULT
     name: str = "strong"
     clock: Callable[[], float] = time.process_time
@@ -219,6 +226,7 @@ class StrongBot:
             return options[race[0]]
         me = record.viewer
         totals = dict.fromkeys(race, 0.0)
+        history: dict[int, list[float]] = {i: [] for i in race}
         phases = max(1, math.ceil(math.log2(len(race))))
         phase = played = 0
         while True:
@@ -232,10 +240,44 @@ class StrongBot:
             playout_seed = rng.next()
             for candidate in race:
                 game = record.sample(SplitMix64(stack_seed))
-                totals[candidate] += self._playout(game, candidate, me, SplitMix64(playout_seed))
+                value = self._playout(game, candidate, me, SplitMix64(playout_seed))
+                totals[candidate] += value
+                history[candidate].append(value)
             played += len(race)
+            if self.decisive > 0:
+                race = self._settled(race, totals, history)
+                if len(race) == 1:
+                    break
         best = max(race, key=lambda i: (totals[i], -i))
         return options[best]
+
+    def _settled(
+        self, race: list[int], totals: dict[int, float], history: dict[int, list[float]]
+    ) -> list[int]:
+        """``race`` without the candidates the leader beats clearly on the same futures.
+
+        Each round plays every candidate in the race on one sampled future, so
+        the leader's value minus another's, round by round, is a paired sample.
+        A candidate is dropped when the mean of that difference is at least
+        :attr:`decisive` standard errors above 0, or when it never differed
+        (the two options lead to the same futures).
+        """
+        leader = max(race, key=lambda i: (totals[i], -i))
+        ahead = history[leader]
+        n = len(ahead)
+        if n < self.decisive_after:
+            return race
+        kept = [leader]
+        for other in race:
+            if other == leader:
+                continue
+            diffs = [a - b for a, b in zip(ahead, history[other], strict=True)]
+            mean = sum(diffs) / n
+            spread = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+            if spread == 0.0 or mean >= self.decisive * math.sqrt(spread / n):
+                continue
+            kept.append(other)
+        return kept
 
     def _spent(self, start: float, played: int) -> float:
         """The share of the budget used so far (of ``iterations`` playouts, if set)."""

@@ -232,7 +232,7 @@ def test_sequential_halving_spends_the_budget_on_the_better_half() -> None:
     record = PublicRecord.from_game(game, game.active_player)
     n = len(record.options())
     worth = {i: float(i) for i in range(n)}
-    bot = _Scripted(worth, iterations=64, candidates=8)
+    bot = _Scripted(worth, iterations=64, candidates=8, decisive=0)
     choice = bot.choose(record, SplitMix64(4))
     race = sorted(bot.played, key=lambda i: -worth[i])
     assert len(race) == 8
@@ -257,3 +257,39 @@ def test_a_playout_looks_rounds_ahead(rounds: int) -> None:
     assert sampled.active_player == me and sampled.decision_kind == "turn"
     turns = [a for a in sampled.actions[before:] if a["act"] in players._TURN_ACTS]
     assert len(turns) == rounds * len(SEATS)
+
+
+def _wide_turn(seed: int, steps: int, width: int) -> PublicRecord:
+    game = _thinking_game(seed, steps)
+    while game.decision_kind != "turn" or len(game.options()) < width:
+        game.apply_option(0)
+    return PublicRecord.from_game(game, game.active_player)
+
+
+def test_a_decisive_leader_ends_the_search_early() -> None:
+    """Candidates that are clearly worse on the same futures drop out; the search stops."""
+    record = _wide_turn(19, 30, 4)
+    worth = {i: float(i) for i in range(len(record.options()))}
+    bot = _Scripted(worth, iterations=400, candidates=4, decisive=2.5, decisive_after=8)
+    choice = bot.choose(record, SplitMix64(4))
+    race = sorted(bot.played, key=lambda i: -worth[i])
+    assert record.options().index(choice) == race[0]
+    assert [bot.played[i] for i in race] == [8, 8, 8, 8]
+
+
+class _Noisy(_Scripted):
+    """Playouts worth the option's value plus noise of its own, different for every option."""
+
+    def _playout(self, game: Game, option: int, me: str, rng: SplitMix64) -> float:
+        super()._playout(game, option, me, rng)
+        noise = SplitMix64(rng.next() ^ (option + 1) * 0x9E3779B97F4A7C15).below(1000) / 100
+        return self.worth.get(option, 0.0) + noise
+
+
+def test_close_candidates_keep_the_whole_budget() -> None:
+    """Two candidates worth the same (up to noise) are not cut short: all playouts are spent."""
+    record = _wide_turn(19, 30, 2)
+    worth = dict.fromkeys(range(len(record.options())), 0.0)
+    bot = _Noisy(worth, iterations=120, candidates=2, decisive=2.5, decisive_after=8)
+    bot.choose(record, SplitMix64(5))
+    assert sorted(bot.played.values()) == [60, 60]
