@@ -60,6 +60,7 @@ class Outcome:
     decisions: int
     thinking: int
     cpu: float
+    longest: float = 0.0  #: the hero's longest choice, CPU seconds (0: not recorded)
 
 
 def build(name: str, settings: Settings) -> Bot:
@@ -90,7 +91,7 @@ def play(settings: Settings, number: int) -> Outcome:
     }
     rngs = {c: SplitMix64((settings.seed << 20) ^ (number << 4) ^ i) for i, c in enumerate(colours)}
     decisions = thinking = 0
-    cpu = 0.0
+    cpu = longest = 0.0
     while not game.over:
         player = game.active_player
         options = game.options()
@@ -102,7 +103,9 @@ def play(settings: Settings, number: int) -> Outcome:
         start = time.process_time()
         action = bots[player].choose(PublicRecord.from_game(game, player), rngs[player])
         if player == hero_colour:
-            cpu += time.process_time() - start
+            spent = time.process_time() - start
+            cpu += spent
+            longest = max(longest, spent)
             thinking += 1
         game.apply(action, player=player)
     result = game.result
@@ -119,6 +122,7 @@ def play(settings: Settings, number: int) -> Outcome:
         decisions=decisions,
         thinking=thinking,
         cpu=cpu,
+        longest=longest,
     )
 
 
@@ -243,6 +247,9 @@ def report(settings: Settings, outcomes: list[Outcome], wall: float, jobs: int) 
         f"  hero decisions {decisions}, {thinking} with a choice; CPU per choice "
         f"{cpu / max(thinking, 1) * 1000:.1f} ms; wall {wall:.0f} s on {jobs} process(es)"
     )
+    longest = max((o.longest for o in outcomes), default=0.0)
+    if longest > 0:
+        print(f"  hero's longest choice {longest * 1000:.0f} ms CPU")
 
 
 if __name__ == "__main__":
