@@ -214,7 +214,7 @@ def test_the_strong_bot_stops_when_its_clock_says_so() -> None:
 class _Scripted(StrongBot):
     """A strong bot whose playouts return a fixed value per option, and are counted."""
 
-    def __init__(self, worth: dict[int, float], **settings: int) -> None:
+    def __init__(self, worth: dict[int, float], **settings: float) -> None:
         super().__init__(**settings)  # type: ignore[arg-type]
         self.worth = worth
         self.played: dict[int, int] = {}

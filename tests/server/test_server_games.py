@@ -22,6 +22,7 @@ from server_harness import (
 from engine import Game
 from server import convert
 from server.app import loop_factory, run
+from server.authority import Limits
 from server.gen.tongiaki.v1 import game_pb2 as pb
 from server.gen.tongiaki.v1 import game_service_pb2 as spb
 from server.gen.tongiaki.v1 import game_service_pb2_grpc as rpc
@@ -80,10 +81,13 @@ async def _play_and_check(
         assert mine == tail
         if hold:
             # Each message after the first ends with the entry that gives this seat the
-            # decision, or is the last one (the game is over); so there are fewer of them.
+            # decision, or is the last one (the game is over), or holds half a watch
+            # buffer (another seat's long turn); so there are fewer of them.
+            half = Limits().watch_buffer // 2
             for message in seen.messages[1:-1]:
                 last = message.entries[-1]
-                assert last.action_applied.decision.player == colour, last
+                if len(message.entries) < half:
+                    assert last.action_applied.decision.player == colour, last
             assert len(seen.messages) - 1 < len(seen.entries())
 
 
