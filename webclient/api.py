@@ -145,7 +145,12 @@ def watch_game(game: str) -> Response:
         after = int(last) if last else None
     except ValueError:
         return _bad_request("Last-Event-ID must be a sequence number")
-    feed = _hub().feed(_name(game), after)
+    try:
+        feed = _hub().feed(_name(game), after)
+    except UpstreamError as error:
+        refused = jsonify(error.to_json())
+        refused.status_code = error.http_status
+        return refused
     response = Response(stream_with_context(feed.stream(after)), mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-store"
     response.headers["X-Accel-Buffering"] = "no"

@@ -273,10 +273,18 @@ class FeedHub:
         self.heartbeat = heartbeat
         self._lock = threading.Lock()
         self._feeds: dict[str, Feed] = {}
+        self._closed = False
 
     def feed(self, name: str, after: int | None = None) -> Feed:
-        """The live feed of game ``name``, started (from ``after``, if given) if needed."""
+        """The live feed of game ``name``, started (from ``after``, if given) if needed.
+
+        Raises :class:`UpstreamError` (``SHUTTING_DOWN``) once the hub is closed: a
+        browser reconnecting while the gateway stops must not start a feed that
+        nothing would ever stop.
+        """
         with self._lock:
+            if self._closed:
+                raise UpstreamError("UNAVAILABLE", "the gateway is shutting down", "SHUTTING_DOWN")
             feed = self._feeds.get(name)
             if feed is None or feed.stopped:
                 feed = Feed(
@@ -305,8 +313,9 @@ class FeedHub:
         }
 
     def close(self) -> None:
-        """Stop every feed."""
+        """Stop every feed, and start no more."""
         with self._lock:
+            self._closed = True
             feeds = list(self._feeds.values())
         for feed in feeds:
             with contextlib.suppress(Exception):

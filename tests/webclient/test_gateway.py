@@ -7,11 +7,14 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 from server.gen.tongiaki.v1 import game_service_pb2
 from tests.webclient.conftest import Api, Running, serve_gateway
 from tests.webclient.sse import EventStream
+from webclient import close_app
 from webclient.openapi import GRPC_ONLY, document
 from webclient.run import ServerProcess
 
@@ -181,6 +184,31 @@ def test_many_browsers_share_one_upstream_watch(api: Api, game_server: ServerPro
             stream.close()
     finally:
         running.stop()
+
+
+def test_a_stopping_gateway_refuses_new_streams_and_stops(
+    api: Api, game_server: ServerProcess
+) -> None:
+    """A browser that reconnects while the gateway stops gets 503, and the stop ends."""
+    game, _ = api.seated_game(["yellow", "blue"])
+    running = serve_gateway(game_server.target)
+    url = f"{running.url}/api/v1/games/{game}/events"
+    try:
+        stream = EventStream(url)
+        assert stream.next().kind == "snapshot"
+        close_app(running.app)  # what stopping does first: every feed ends
+        try:
+            reply = urllib.request.urlopen(url, timeout=10)
+        except urllib.error.HTTPError as refused:
+            assert refused.code == 503
+            assert json.loads(refused.read())["error"]["reason"] == "SHUTTING_DOWN"
+        else:
+            reply.close()
+            raise AssertionError(f"a new stream was served: {reply.status}")
+        assert running.app.extensions["tongiaki.feeds"].stats() == {}
+        stream.close()
+    finally:
+        running.gateway.stop()
 
 
 def test_a_finished_game_stream_ends_and_unknown_games_fail(api: Api, gateway: Running) -> None:
