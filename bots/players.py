@@ -225,7 +225,6 @@ class StrongBot:
         if len(race) == 1:
             return options[race[0]]
         me = record.viewer
-        totals = dict.fromkeys(race, 0.0)
         history: dict[int, list[float]] = {i: [] for i in race}
         phases = max(1, math.ceil(math.log2(len(race))))
         phase = played = 0
@@ -235,25 +234,23 @@ class StrongBot:
                 break
             while len(race) > 2 and spent * phases >= phase + 1:
                 phase += 1
-                race = sorted(race, key=lambda i: (-totals[i], i))[: (len(race) + 1) // 2]
+                race = sorted(race, key=lambda i: (-sum(history[i]), i))[: (len(race) + 1) // 2]
             stack_seed = rng.next()
             playout_seed = rng.next()
             for candidate in race:
                 game = record.sample(SplitMix64(stack_seed))
-                value = self._playout(game, candidate, me, SplitMix64(playout_seed))
-                totals[candidate] += value
-                history[candidate].append(value)
+                history[candidate].append(
+                    self._playout(game, candidate, me, SplitMix64(playout_seed))
+                )
             played += len(race)
             if self.decisive > 0:
-                race = self._settled(race, totals, history)
+                race = self._settled(race, history)
                 if len(race) == 1:
                     break
-        best = max(race, key=lambda i: (totals[i], -i))
+        best = max(race, key=lambda i: (sum(history[i]), -i))
         return options[best]
 
-    def _settled(
-        self, race: list[int], totals: dict[int, float], history: dict[int, list[float]]
-    ) -> list[int]:
+    def _settled(self, race: list[int], history: dict[int, list[float]]) -> list[int]:
         """``race`` without the candidates the leader beats clearly on the same futures.
 
         Each round plays every candidate in the race on one sampled future, so
@@ -262,7 +259,7 @@ class StrongBot:
         :attr:`decisive` standard errors above 0, or when it never differed
         (the two options lead to the same futures).
         """
-        leader = max(race, key=lambda i: (totals[i], -i))
+        leader = max(race, key=lambda i: (sum(history[i]), -i))
         ahead = history[leader]
         n = len(ahead)
         if n < self.decisive_after:
