@@ -41,11 +41,15 @@ def _token() -> str | None:
     return token.strip() or None if scheme.lower() == "bearer" else None
 
 
-def _bad_request(message: str) -> Response:
-    error = UpstreamError("INVALID_ARGUMENT", message, reason="INVALID_REQUEST")
+def _refused(error: UpstreamError) -> Response:
+    """The JSON error answer for ``error``, with its HTTP status."""
     response = jsonify(error.to_json())
-    response.status_code = 400
+    response.status_code = error.http_status
     return response
+
+
+def _bad_request(message: str) -> Response:
+    return _refused(UpstreamError("INVALID_ARGUMENT", message, reason="INVALID_REQUEST"))
 
 
 def _call(method: str, message: Message, **fields: Any) -> Response:
@@ -66,9 +70,7 @@ def _answer(method: str, message: Message) -> Response:
     try:
         reply = _upstream().call(method, message, _token())
     except UpstreamError as error:
-        response = jsonify(error.to_json())
-        response.status_code = error.http_status
-        return response
+        return _refused(error)
     response = jsonify(to_json(reply))
     response.headers["Cache-Control"] = "no-store"
     return response
@@ -148,9 +150,7 @@ def watch_game(game: str) -> Response:
     try:
         feed = _hub().feed(_name(game), after)
     except UpstreamError as error:
-        refused = jsonify(error.to_json())
-        refused.status_code = error.http_status
-        return refused
+        return _refused(error)
     response = Response(stream_with_context(feed.stream(after)), mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-store"
     response.headers["X-Accel-Buffering"] = "no"
