@@ -1701,6 +1701,7 @@ class GameSettings(_message.Message):
     TIMEOUT_BOT_FIELD_NUMBER: _builtins.int
     LEAVE_BOT_FIELD_NUMBER: _builtins.int
     MAX_TURN_DECISIONS_FIELD_NUMBER: _builtins.int
+    WEBHOOK_URL_FIELD_NUMBER: _builtins.int
     display_name: _builtins.str
     """A name for lists; free text up to 100 characters."""
     auto_start: _builtins.bool
@@ -1722,6 +1723,10 @@ class GameSettings(_message.Message):
     walk on at length); when one more is pending, a bot of `timeout_bot` level
     takes the seat over. 0 is no limit.
     """
+    webhook_url: _builtins.str
+    """A URL the server calls (HTTP POST, JSON, signed) when a seat is to decide
+    and when the game ends; it must start with a prefix the operator allowed.
+    """
     @_builtins.property
     def bots(self) -> _containers.RepeatedCompositeFieldContainer[Global___BotSeat]:
         """Seats played by bots from the start; they count as taken."""
@@ -1736,10 +1741,11 @@ class GameSettings(_message.Message):
         timeout_bot: Global___BotLevel.ValueType = ...,
         leave_bot: Global___BotLevel.ValueType = ...,
         max_turn_decisions: _builtins.int = ...,
+        webhook_url: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["auto_start", b"auto_start", "bots", b"bots", "display_name", b"display_name", "leave_bot", b"leave_bot", "max_turn_decisions", b"max_turn_decisions", "timeout_bot", b"timeout_bot", "turn_timeout_seconds", b"turn_timeout_seconds"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["auto_start", b"auto_start", "bots", b"bots", "display_name", b"display_name", "leave_bot", b"leave_bot", "max_turn_decisions", b"max_turn_decisions", "timeout_bot", b"timeout_bot", "turn_timeout_seconds", b"turn_timeout_seconds", "webhook_url", b"webhook_url"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1757,6 +1763,7 @@ class Game(_message.Message):
     SETTINGS_FIELD_NUMBER: _builtins.int
     SEQUENCE_FIELD_NUMBER: _builtins.int
     CREATE_TIME_FIELD_NUMBER: _builtins.int
+    RESULTS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """Resource name, `games/{game}`."""
     state: Global___GameState.ValueType
@@ -1775,6 +1782,10 @@ class Game(_message.Message):
     def create_time(self) -> _timestamp_pb2.Timestamp:
         """When the game was created."""
 
+    @_builtins.property
+    def results(self) -> _containers.RepeatedCompositeFieldContainer[Global___PlayerResult]:
+        """Final figures once the game is over, in seat order; empty before."""
+
     def __init__(
         self,
         *,
@@ -1784,10 +1795,11 @@ class Game(_message.Message):
         settings: Global___GameSettings | None = ...,
         sequence: _builtins.int = ...,
         create_time: _timestamp_pb2.Timestamp | None = ...,
+        results: _abc.Iterable[Global___PlayerResult] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "settings", b"settings"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "name", b"name", "seats", b"seats", "sequence", b"sequence", "settings", b"settings", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "name", b"name", "results", b"results", "seats", b"seats", "sequence", b"sequence", "settings", b"settings", "state", b"state"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1947,6 +1959,7 @@ class LogEntry(_message.Message):
     GAME_STARTED_FIELD_NUMBER: _builtins.int
     ACTION_APPLIED_FIELD_NUMBER: _builtins.int
     SEAT_TAKEN_OVER_FIELD_NUMBER: _builtins.int
+    ACTION_TAKEN_BACK_FIELD_NUMBER: _builtins.int
     sequence: _builtins.int
     """Position in the log."""
     @_builtins.property
@@ -1969,6 +1982,10 @@ class LogEntry(_message.Message):
     def seat_taken_over(self) -> Global___SeatTakenOver:
         """A bot took over a seat."""
 
+    @_builtins.property
+    def action_taken_back(self) -> Global___ActionTakenBack:
+        """A seat took back its last decision."""
+
     def __init__(
         self,
         *,
@@ -1978,16 +1995,49 @@ class LogEntry(_message.Message):
         game_started: Global___GameStarted | None = ...,
         action_applied: Global___ActionApplied | None = ...,
         seat_taken_over: Global___SeatTakenOver | None = ...,
+        action_taken_back: Global___ActionTakenBack | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action_applied", b"action_applied", "change", b"change", "game_started", b"game_started", "seat_joined", b"seat_joined", "seat_left", b"seat_left", "seat_taken_over", b"seat_taken_over"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action_applied", b"action_applied", "action_taken_back", b"action_taken_back", "change", b"change", "game_started", b"game_started", "seat_joined", b"seat_joined", "seat_left", b"seat_left", "seat_taken_over", b"seat_taken_over"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_applied", b"action_applied", "change", b"change", "game_started", b"game_started", "seat_joined", b"seat_joined", "seat_left", b"seat_left", "seat_taken_over", b"seat_taken_over", "sequence", b"sequence"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_applied", b"action_applied", "action_taken_back", b"action_taken_back", "change", b"change", "game_started", b"game_started", "seat_joined", b"seat_joined", "seat_left", b"seat_left", "seat_taken_over", b"seat_taken_over", "sequence", b"sequence"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_change: _TypeAlias = _typing.Literal["seat_joined", "seat_left", "game_started", "action_applied", "seat_taken_over"]  # noqa: Y015
+    _WhichOneofReturnType_change: _TypeAlias = _typing.Literal["seat_joined", "seat_left", "game_started", "action_applied", "seat_taken_over", "action_taken_back"]  # noqa: Y015
     _WhichOneofArgType_change: _TypeAlias = _typing.Literal["change", b"change"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_change) -> _WhichOneofReturnType_change | None: ...
 
 Global___LogEntry: _TypeAlias = LogEntry  # noqa: Y015
+
+@_typing.final
+class ActionTakenBack(_message.Message):
+    """A seat took back its last decision: the game is as it was before that entry."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_FIELD_NUMBER: _builtins.int
+    TAKEN_BACK_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
+    player: Global___Colour.ValueType
+    """Who took it back."""
+    taken_back: _builtins.int
+    """The sequence number of the entry taken back."""
+    @_builtins.property
+    def view(self) -> Global___GameView:
+        """The board after the take-back, as a spectator sees it (its decision is pending again)."""
+
+    def __init__(
+        self,
+        *,
+        player: Global___Colour.ValueType = ...,
+        taken_back: _builtins.int = ...,
+        view: Global___GameView | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["player", b"player", "taken_back", b"taken_back", "view", b"view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ActionTakenBack: _TypeAlias = ActionTakenBack  # noqa: Y015
 
 @_typing.final
 class GameSnapshot(_message.Message):

@@ -62,6 +62,11 @@ class CreateGameResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     GAME_FIELD_NUMBER: _builtins.int
+    WEBHOOK_SECRET_FIELD_NUMBER: _builtins.int
+    webhook_secret: _builtins.str
+    """With `GameSettings.webhook_url`: the secret that signs the game's webhook
+    calls (HMAC-SHA256 of the body, hex, in the `X-Tongiaki-Signature` header).
+    """
     @_builtins.property
     def game(self) -> _game_pb2.Game:
         """The new game."""
@@ -70,10 +75,11 @@ class CreateGameResponse(_message.Message):
         self,
         *,
         game: _game_pb2.Game | None = ...,
+        webhook_secret: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "webhook_secret", b"webhook_secret"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -194,18 +200,26 @@ class GetGameRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     NAME_FIELD_NUMBER: _builtins.int
+    AT_SEQUENCE_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The game, `games/{game}`."""
+    at_sequence: _builtins.int
+    """The game as it was right after this log entry (0: before the first), as a
+    spectator sees it, for replays; unset for the game as it is now.
+    """
     def __init__(
         self,
         *,
         name: _builtins.str = ...,
+        at_sequence: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_at_sequence", b"_at_sequence", "at_sequence", b"at_sequence"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_at_sequence", b"_at_sequence", "at_sequence", b"at_sequence", "name", b"name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__at_sequence: _TypeAlias = _typing.Literal["at_sequence"]  # noqa: Y015
+    _WhichOneofArgType__at_sequence: _TypeAlias = _typing.Literal["_at_sequence", b"_at_sequence"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__at_sequence) -> _WhichOneofReturnType__at_sequence | None: ...
 
 Global___GetGameRequest: _TypeAlias = GetGameRequest  # noqa: Y015
 
@@ -375,6 +389,7 @@ class WatchGameRequest(_message.Message):
     AFTER_SEQUENCE_FIELD_NUMBER: _builtins.int
     EXCLUDE_OWN_ACTIONS_FIELD_NUMBER: _builtins.int
     HOLD_UNTIL_TURN_FIELD_NUMBER: _builtins.int
+    INCLUDE_LATEST_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The game, `games/{game}`."""
     after_sequence: _builtins.int
@@ -390,6 +405,10 @@ class WatchGameRequest(_message.Message):
     seat the decision, the game ends or a batch of them has gathered, then
     sent together. No entry is left out and the order is kept.
     """
+    include_latest: _builtins.bool
+    """Every message that carries entries also carries `latest`: the game as the
+    caller sees it after them, so a client need not call GetGame after a batch.
+    """
     def __init__(
         self,
         *,
@@ -397,10 +416,11 @@ class WatchGameRequest(_message.Message):
         after_sequence: _builtins.int | None = ...,
         exclude_own_actions: _builtins.bool = ...,
         hold_until_turn: _builtins.bool = ...,
+        include_latest: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence", "after_sequence", b"after_sequence"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence", "after_sequence", b"after_sequence", "exclude_own_actions", b"exclude_own_actions", "hold_until_turn", b"hold_until_turn", "name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence", "after_sequence", b"after_sequence", "exclude_own_actions", b"exclude_own_actions", "hold_until_turn", b"hold_until_turn", "include_latest", b"include_latest", "name", b"name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__after_sequence: _TypeAlias = _typing.Literal["after_sequence"]  # noqa: Y015
     _WhichOneofArgType__after_sequence: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence"]  # noqa: Y015
@@ -418,6 +438,7 @@ class WatchGameResponse(_message.Message):
     ENTRIES_FIELD_NUMBER: _builtins.int
     SEQUENCE_FIELD_NUMBER: _builtins.int
     CAUGHT_UP_FIELD_NUMBER: _builtins.int
+    LATEST_FIELD_NUMBER: _builtins.int
     sequence: _builtins.int
     """The game's sequence number when `caught_up` is set."""
     caught_up: _builtins.bool
@@ -432,6 +453,12 @@ class WatchGameResponse(_message.Message):
     def entries(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.LogEntry]:
         """Log entries in order, each once, right after the snapshot or the last entry sent."""
 
+    @_builtins.property
+    def latest(self) -> _game_pb2.GameSnapshot:
+        """With `include_latest`: the game as the caller sees it after the last entry
+        of this message (its `sequence` says which).
+        """
+
     def __init__(
         self,
         *,
@@ -439,10 +466,11 @@ class WatchGameResponse(_message.Message):
         entries: _abc.Iterable[_game_pb2.LogEntry] | None = ...,
         sequence: _builtins.int = ...,
         caught_up: _builtins.bool = ...,
+        latest: _game_pb2.GameSnapshot | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["snapshot", b"snapshot"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["latest", b"latest", "snapshot", b"snapshot"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["caught_up", b"caught_up", "entries", b"entries", "sequence", b"sequence", "snapshot", b"snapshot"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["caught_up", b"caught_up", "entries", b"entries", "latest", b"latest", "sequence", b"sequence", "snapshot", b"snapshot"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -457,22 +485,26 @@ class ListGamesRequest(_message.Message):
     PAGE_SIZE_FIELD_NUMBER: _builtins.int
     PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     STATE_FIELD_NUMBER: _builtins.int
+    OPEN_SEATS_FIELD_NUMBER: _builtins.int
     page_size: _builtins.int
     """At most this many games (default 50, at most 1000)."""
     page_token: _builtins.str
     """A `next_page_token` from an earlier response; empty for the first page."""
     state: _game_pb2.GameState.ValueType
     """Only games in this state; unspecified for all."""
+    open_seats: _builtins.bool
+    """Only games with at least one open seat."""
     def __init__(
         self,
         *,
         page_size: _builtins.int = ...,
         page_token: _builtins.str = ...,
         state: _game_pb2.GameState.ValueType = ...,
+        open_seats: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["page_size", b"page_size", "page_token", b"page_token", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["open_seats", b"open_seats", "page_size", b"page_size", "page_token", b"page_token", "state", b"state"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -601,3 +633,121 @@ class GetGameRecordResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetGameRecordResponse: _TypeAlias = GetGameRecordResponse  # noqa: Y015
+
+@_typing.final
+class TakeBackRequest(_message.Message):
+    """Request of TakeBack."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    SEQUENCE_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The game, `games/{game}`."""
+    sequence: _builtins.int
+    """The sequence number of the entry to take back: the caller's last decision,
+    which must be the last entry of the log.
+    """
+    request_id: _builtins.str
+    """A client-chosen id (1 to 64 characters); a repeat returns the first result."""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        sequence: _builtins.int = ...,
+        request_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "request_id", b"request_id", "sequence", b"sequence"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TakeBackRequest: _TypeAlias = TakeBackRequest  # noqa: Y015
+
+@_typing.final
+class TakeBackResponse(_message.Message):
+    """Response of TakeBack."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ENTRY_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def entry(self) -> _game_pb2.LogEntry:
+        """The log entry that records the take-back."""
+
+    def __init__(
+        self,
+        *,
+        entry: _game_pb2.LogEntry | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["entry", b"entry"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["entry", b"entry"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TakeBackResponse: _TypeAlias = TakeBackResponse  # noqa: Y015
+
+@_typing.final
+class ListGameEntriesRequest(_message.Message):
+    """Request of ListGameEntries."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    AFTER_SEQUENCE_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The game, `games/{game}`."""
+    after_sequence: _builtins.int
+    """Entries after this sequence number (0: from the first)."""
+    page_size: _builtins.int
+    """At most this many entries (default 500, at most 2000)."""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        after_sequence: _builtins.int = ...,
+        page_size: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["after_sequence", b"after_sequence", "name", b"name", "page_size", b"page_size"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListGameEntriesRequest: _TypeAlias = ListGameEntriesRequest  # noqa: Y015
+
+@_typing.final
+class ListGameEntriesResponse(_message.Message):
+    """Response of ListGameEntries."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ENTRIES_FIELD_NUMBER: _builtins.int
+    SEQUENCE_FIELD_NUMBER: _builtins.int
+    MORE_FIELD_NUMBER: _builtins.int
+    sequence: _builtins.int
+    """The game's sequence number when answered."""
+    more: _builtins.bool
+    """Set when entries after the last one returned exist (ask again after it)."""
+    @_builtins.property
+    def entries(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.LogEntry]:
+        """The entries in order."""
+
+    def __init__(
+        self,
+        *,
+        entries: _abc.Iterable[_game_pb2.LogEntry] | None = ...,
+        sequence: _builtins.int = ...,
+        more: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["entries", b"entries", "more", b"more", "sequence", b"sequence"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListGameEntriesResponse: _TypeAlias = ListGameEntriesResponse  # noqa: Y015

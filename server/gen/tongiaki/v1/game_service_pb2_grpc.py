@@ -85,6 +85,16 @@ class GameServiceStub:
                 request_serializer=tongiaki_dot_v1_dot_game__service__pb2.GetGameRecordRequest.SerializeToString,
                 response_deserializer=tongiaki_dot_v1_dot_game__service__pb2.GetGameRecordResponse.FromString,
                 _registered_method=True)
+        self.TakeBack = channel.unary_unary(
+                '/tongiaki.v1.GameService/TakeBack',
+                request_serializer=tongiaki_dot_v1_dot_game__service__pb2.TakeBackRequest.SerializeToString,
+                response_deserializer=tongiaki_dot_v1_dot_game__service__pb2.TakeBackResponse.FromString,
+                _registered_method=True)
+        self.ListGameEntries = channel.unary_unary(
+                '/tongiaki.v1.GameService/ListGameEntries',
+                request_serializer=tongiaki_dot_v1_dot_game__service__pb2.ListGameEntriesRequest.SerializeToString,
+                response_deserializer=tongiaki_dot_v1_dot_game__service__pb2.ListGameEntriesResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -166,6 +176,21 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def TakeBack(self, request, context):
+        """Takes back the caller's own last decision, while no tile has been drawn
+        since it was made and no other seat has decided; recorded in the log.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListGameEntries(self, request, context):
+        """The public log of a game, running or finished, from any sequence, one page at a time.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -218,6 +243,16 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.GetGameRecord,
                     request_deserializer=tongiaki_dot_v1_dot_game__service__pb2.GetGameRecordRequest.FromString,
                     response_serializer=tongiaki_dot_v1_dot_game__service__pb2.GetGameRecordResponse.SerializeToString,
+            ),
+            'TakeBack': grpc.unary_unary_rpc_method_handler(
+                    servicer.TakeBack,
+                    request_deserializer=tongiaki_dot_v1_dot_game__service__pb2.TakeBackRequest.FromString,
+                    response_serializer=tongiaki_dot_v1_dot_game__service__pb2.TakeBackResponse.SerializeToString,
+            ),
+            'ListGameEntries': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListGameEntries,
+                    request_deserializer=tongiaki_dot_v1_dot_game__service__pb2.ListGameEntriesRequest.FromString,
+                    response_serializer=tongiaki_dot_v1_dot_game__service__pb2.ListGameEntriesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -491,6 +526,60 @@ class GameService:
             '/tongiaki.v1.GameService/GetGameRecord',
             tongiaki_dot_v1_dot_game__service__pb2.GetGameRecordRequest.SerializeToString,
             tongiaki_dot_v1_dot_game__service__pb2.GetGameRecordResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def TakeBack(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tongiaki.v1.GameService/TakeBack',
+            tongiaki_dot_v1_dot_game__service__pb2.TakeBackRequest.SerializeToString,
+            tongiaki_dot_v1_dot_game__service__pb2.TakeBackResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListGameEntries(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tongiaki.v1.GameService/ListGameEntries',
+            tongiaki_dot_v1_dot_game__service__pb2.ListGameEntriesRequest.SerializeToString,
+            tongiaki_dot_v1_dot_game__service__pb2.ListGameEntriesResponse.FromString,
             options,
             channel_credentials,
             insecure,

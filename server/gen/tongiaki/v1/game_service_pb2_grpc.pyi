@@ -66,6 +66,12 @@ class GameServiceStub:
     """
     GetGameRecord: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.GetGameRecordRequest, _game_service_pb2.GetGameRecordResponse]
     """The record of a finished game, stack included."""
+    TakeBack: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.TakeBackRequest, _game_service_pb2.TakeBackResponse]
+    """Takes back the caller's own last decision, while no tile has been drawn
+    since it was made and no other seat has decided; recorded in the log.
+    """
+    ListGameEntries: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ListGameEntriesRequest, _game_service_pb2.ListGameEntriesResponse]
+    """The public log of a game, running or finished, from any sequence, one page at a time."""
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -99,6 +105,12 @@ class GameServiceAsyncStub(GameServiceStub):
     """
     GetGameRecord: _aio.UnaryUnaryMultiCallable[_game_service_pb2.GetGameRecordRequest, _game_service_pb2.GetGameRecordResponse]  # type: ignore[assignment]
     """The record of a finished game, stack included."""
+    TakeBack: _aio.UnaryUnaryMultiCallable[_game_service_pb2.TakeBackRequest, _game_service_pb2.TakeBackResponse]  # type: ignore[assignment]
+    """Takes back the caller's own last decision, while no tile has been drawn
+    since it was made and no other seat has decided; recorded in the log.
+    """
+    ListGameEntries: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ListGameEntriesRequest, _game_service_pb2.ListGameEntriesResponse]  # type: ignore[assignment]
+    """The public log of a game, running or finished, from any sequence, one page at a time."""
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
     """Creates, joins, plays and watches games."""
@@ -189,5 +201,23 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.GetGameRecordResponse, _abc.Awaitable[_game_service_pb2.GetGameRecordResponse]]:
         """The record of a finished game, stack included."""
+
+    @_abc_1.abstractmethod
+    def TakeBack(
+        self,
+        request: _game_service_pb2.TakeBackRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.TakeBackResponse, _abc.Awaitable[_game_service_pb2.TakeBackResponse]]:
+        """Takes back the caller's own last decision, while no tile has been drawn
+        since it was made and no other seat has decided; recorded in the log.
+        """
+
+    @_abc_1.abstractmethod
+    def ListGameEntries(
+        self,
+        request: _game_service_pb2.ListGameEntriesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.ListGameEntriesResponse, _abc.Awaitable[_game_service_pb2.ListGameEntriesResponse]]:
+        """The public log of a game, running or finished, from any sequence, one page at a time."""
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
