@@ -1,0 +1,23 @@
+"""Where games are kept: the interface, and SQLite or PostgreSQL behind it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from server.storage.base import Store
+from server.storage.postgres import PostgresStore, is_url
+from server.storage.sqlite import SqliteStore
+
+
+def open_store(
+    database: str | None, data_dir: Path, *, synchronous: str = "FULL", address: str = ""
+) -> Store:
+    """The store ``database`` names: a ``postgresql://`` URL, else SQLite in ``data_dir``.
+
+    ``address`` is where other nodes reach this one (PostgreSQL only).
+    """
+    if is_url(database):
+        assert database is not None
+        return PostgresStore(database, address=address)
+    path = Path(database) if database else data_dir / "tongiaki.sqlite3"
+    return SqliteStore(path, synchronous)
