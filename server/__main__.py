@@ -2,7 +2,7 @@
 
 Port 50051 and data directory ./data unless told otherwise by flags or the
 environment (TONGIAKI_HOST, TONGIAKI_PORT, TONGIAKI_DATA_DIR,
-TONGIAKI_SYNCHRONOUS, TONGIAKI_LOG_LEVEL, TONGIAKI_DATABASE, TONGIAKI_ADVERTISE,
+TONGIAKI_SYNCHRONOUS, TONGIAKI_LOG_LEVEL, TONGIAKI_DATABASE, TONGIAKI_ADVERTISE, TONGIAKI_LEASE,
 TONGIAKI_STRONG_BUDGET, TONGIAKI_EVENT_LOOP).
 """
 
@@ -38,6 +38,12 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
         "--advertise",
         default=env("TONGIAKI_ADVERTISE") or None,
         help="HOST:PORT where other nodes reach this one (default 127.0.0.1 and the port)",
+    )
+    parser.add_argument(
+        "--lease",
+        type=float,
+        default=float(env("TONGIAKI_LEASE", "5")),
+        help="seconds until other nodes take over this node's games if it stops renewing",
     )
     parser.add_argument(
         "--idle",
@@ -87,6 +93,7 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
         database=args.database,
         advertise=args.advertise,
         idle=args.idle,
+        lease=args.lease,
         bots=BotConfig(
             strong_budget=args.strong_budget,
             workers=args.bot_workers,

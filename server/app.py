@@ -59,6 +59,8 @@ class Config:
     advertise: str | None = None
     #: Seconds a game nobody plays or watches here stays in memory.
     idle: float = 30.0
+    #: Seconds a node's lease on its games lasts without renewal (shared stores).
+    lease: float = 5.0
 
 
 class RunningServer:
@@ -112,6 +114,7 @@ async def start(config: Config) -> RunningServer:
         config.data_dir,
         synchronous=config.synchronous,
         address=config.advertise or f"{host}:{port}",
+        lease=config.lease,
     )
     await store.start()
     runner = BotRunner(config.bots)

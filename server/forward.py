@@ -70,7 +70,9 @@ class Forwarder:
                     "the node that plays this game cannot be reached; retry",
                 ) from None
             await context.abort(
-                error.code(), error.details() or "", trailing_metadata=error.trailing_metadata()
+                error.code(),
+                error.details() or "",
+                trailing_metadata=tuple(error.trailing_metadata() or ()),
             )
             raise AssertionError("unreachable") from None  # abort raises
 

@@ -9,6 +9,7 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import pytest
 from server_harness import (
     COLOURS,
     auth,
@@ -72,7 +73,9 @@ def test_a_restart_reads_no_stored_game(tmp_path: Path) -> None:
                 if not token:
                     break
             assert [g.name for g in listed] == [*finished, *opened, active]
-            assert [g.settings.display_name for g in listed[3:8]] == [f"table {i}" for i in range(5)]
+            assert [g.settings.display_name for g in listed[3:8]] == [
+                f"table {i}" for i in range(5)
+            ]
             assert [s.display_name for s in listed[4].seats] == ["p1", "", ""]
             done = await stub.ListGames(
                 spb.ListGamesRequest(state=pb.GAME_STATE_FINISHED, page_size=10)
@@ -87,7 +90,9 @@ def test_a_restart_reads_no_stored_game(tmp_path: Path) -> None:
             assert server.registry.loads == 0
             # The first request for a game rebuilds it, once.
             snapshot = (
-                await stub.GetGame(spb.GetGameRequest(name=active), metadata=auth(tokens[COLOURS[0]]))
+                await stub.GetGame(
+                    spb.GetGameRequest(name=active), metadata=auth(tokens[COLOURS[0]])
+                )
             ).snapshot
             assert snapshot.view.viewer == COLOURS[0]
             await stub.GetGame(spb.GetGameRequest(name=active))
@@ -205,6 +210,7 @@ def test_a_watch_can_carry_the_latest_snapshot(tmp_path: Path) -> None:
     asyncio.run(main())
 
 
+@pytest.mark.sqlite_only
 def test_a_database_of_the_first_schema_is_upgraded_in_place(tmp_path: Path) -> None:
     data = tmp_path / "data"
     data.mkdir()
@@ -221,7 +227,9 @@ def test_a_database_of_the_first_schema_is_upgraded_in_place(tmp_path: Path) -> 
             opened, active, finished, with_bot = known
             open_game = next(g for g in listed if g.name == opened)
             assert [s.display_name for s in open_game.seats] == ["Aroha", "", ""]
-            seat = await stub.GetGame(spb.GetGameRequest(name=opened), metadata=auth(tokens["open"]))
+            seat = await stub.GetGame(
+                spb.GetGameRequest(name=opened), metadata=auth(tokens["open"])
+            )
             assert seat.snapshot.game.name == opened
             _, reason, _ = await refused(
                 stub.GetGame(spb.GetGameRequest(name=active), metadata=auth(tokens["open"]))
