@@ -229,7 +229,8 @@ class Registry:
         colour = game.seat_of(hashed)
         if colour is not None:
             return colour
-        if await self.store.token_game(hashed) is not None:
+        # (A token of this game that its seat no longer takes is simply no seat token.)
+        if await self.store.token_game(hashed) not in (None, game.id):
             raise ServiceError(
                 ServerReason.TOKEN_WRONG_GAME, "the token is a seat of another game", name=game.name
             )

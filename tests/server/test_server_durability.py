@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import grpc
-from server_harness import auth, new_game, random_chooser
+from server_harness import DATABASE, auth, new_game, random_chooser
 
 from engine import Game
 from server import convert
@@ -38,6 +38,7 @@ def _launch(data: Path, log: Path) -> tuple[subprocess.Popen[bytes], int]:
             "0",
             "--data-dir",
             str(data),
+            *(["--database", DATABASE[0]] if DATABASE[0] else []),
         ],
         cwd=ROOT,
         stderr=out,
