@@ -204,6 +204,12 @@ class PostgresStore(Store):
             await self._writer.execute(SCHEMA)
         for _ in range(READERS):
             self._readers.put_nowait(await self._connect())
+        # A node that was at this address before is gone (this process holds the
+        # address now): its games need not wait for its lease to run out.
+        await self._writer.execute(
+            "UPDATE nodes SET lease_until = clock_timestamp() WHERE address = %s",
+            (self.address,),
+        )
         await self._writer.execute(
             "INSERT INTO nodes (id, address, lease_until)"
             " VALUES (%s, %s, clock_timestamp() + make_interval(secs => %s))",
