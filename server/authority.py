@@ -60,11 +60,11 @@ class Limits:
 
     #: How many recent entries a resuming watcher is sent from memory (older
     #: ones are read back from the store).
-    resume_window: int = 64
+    resume_window: int = 32
     #: How many frames may wait for one watcher before it is cut off.
     watch_buffer: int = 64
     #: How many recent request ids per game are remembered for safe retries.
-    request_ids: int = 64
+    request_ids: int = 32
     #: How many entries a resuming watcher is sent from the store when memory no
     #: longer holds them; a watcher further behind gets a snapshot.
     replay_from_store: int = 4096
@@ -121,7 +121,7 @@ class Authority:
         self._frames: list[bytes] = []  # encoded entries, the last resume_window of them
         self._owners: list[str | None] = []  # the seat that submitted each of them, if any
         self._first_frame = 1  # sequence of self._frames[0]
-        self._requests: OrderedDict[tuple[str, str], bytes] = OrderedDict()  # -> reply
+        self._requests: OrderedDict[tuple[str, str], bytes] = OrderedDict()  # -> its frame
         self._lock = asyncio.Lock()
         self.hub = Hub(limits.watch_buffer)
         self._runner = runner
@@ -370,7 +370,7 @@ class Authority:
         async def change() -> bytes:
             done = self._requests.get((colour, request_id)) if request_id else None
             if done is not None:
-                return done
+                return reply_of(done)
             if self.game is None:
                 raise ServiceError(ServerReason.GAME_NOT_STARTED, "the game has not started")
             if sequence != self.sequence:
@@ -455,7 +455,7 @@ class Authority:
             decider = decision_dict["player"] if decision_dict is not None else None
             frame = self._publish_encoded(_ACTION_APPLIED, applied, owner, decider)
             if body["request"]:  # bots send none: nobody retries their requests
-                self._requests[(body["player"], body["request"])] = reply_of(frame)
+                self._requests[(body["player"], body["request"])] = frame
                 if len(self._requests) > self._limits.request_ids:
                     self._requests.popitem(last=False)
             if self.state == FINISHED:
