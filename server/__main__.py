@@ -12,7 +12,7 @@ import argparse
 import os
 from pathlib import Path
 
-from server import logs
+from server import logs, options
 from server.app import EVENT_LOOPS, Config, run, serve
 from server.botseats import BotConfig
 
@@ -74,8 +74,11 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
         "--bot-workers", type=int, default=2, help="threads (or processes) bots think in"
     )
     parser.add_argument(
-        "--bot-processes", action="store_true", help="bots think in processes, not threads"
+        "--bot-threads",
+        action="store_true",
+        help="bots think in threads of the server's process (slows other games), not processes",
     )
+    options.add_arguments(parser, env)
     parser.add_argument(
         "--event-loop",
         choices=EVENT_LOOPS,
@@ -97,8 +100,9 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
         bots=BotConfig(
             strong_budget=args.strong_budget,
             workers=args.bot_workers,
-            processes=args.bot_processes,
+            processes=not args.bot_threads,
         ),
+        **options.config_fields(args),
     )
     return config, args.log_level, args.event_loop
 

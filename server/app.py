@@ -24,10 +24,13 @@ from server.authority import Limits
 from server.botseats import BotConfig, BotRunner
 from server.fanout import End
 from server.forward import Forwarder
+from server.limits import MAX_MESSAGE_BYTES, ClientLimits, Guard
+from server.metrics import Metrics
 from server.registry import Registry
 from server.service import SERVICE, GameService, generic_handler
 from server.storage import open_store
 from server.storage.base import Store
+from server.tls import TlsFiles, add_port
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +40,8 @@ T = TypeVar("T")
 SERVER_OPTIONS = [
     ("grpc.server.max_pending_requests", 20000),
     ("grpc.server.max_pending_requests_hard_limit", 40000),
+    # No request is read into memory past this (server.limits has each method's).
+    ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
 ]
 
 
@@ -61,6 +66,12 @@ class Config:
     idle: float = 30.0
     #: Seconds a node's lease on its games lasts without renewal (shared stores).
     lease: float = 5.0
+    #: Per-client limits (new games, open watches).
+    clients: ClientLimits = field(default_factory=ClientLimits)
+    #: Serve Prometheus metrics on this port (0: a free one); None: not at all.
+    metrics_port: int | None = None
+    #: Serve TLS with this certificate and key; None: plain text.
+    tls: TlsFiles | None = None
 
 
 class RunningServer:
@@ -76,7 +87,12 @@ class RunningServer:
         *,
         runner: BotRunner,
         forwarder: Forwarder,
+        metrics: Metrics | None = None,
+        metrics_port: int | None = None,
     ) -> None:
+        self.metrics = metrics or Metrics()
+        #: Where ``/metrics`` is served, if it is.
+        self.metrics_port = metrics_port
         self.runner = runner
         self.forwarder = forwarder
         self.server = server
@@ -93,6 +109,7 @@ class RunningServer:
         self.runner.close()
         await self.forwarder.close()
         await self.store.stop()
+        self.metrics.close()
         log.info("stopped", extra={"commits": self.store.commits, "writes": self.store.writes})
 
 
@@ -103,11 +120,11 @@ async def start(config: Config) -> RunningServer:
     # (1000 soft, 3000 hard) gRPC cancels new calls outright with CANCELLED.
     server = grpc.aio.server(options=SERVER_OPTIONS)
     try:
-        port = server.add_insecure_port(f"{config.host}:{config.port}")
+        port = add_port(server, f"{config.host}:{config.port}", config.tls)
     except RuntimeError:
         if config.host != "[::]":
             raise
-        port = server.add_insecure_port(f"0.0.0.0:{config.port}")
+        port = add_port(server, f"0.0.0.0:{config.port}", config.tls)
     host = config.host if config.host not in ("[::]", "0.0.0.0", "::") else "127.0.0.1"
     store = open_store(
         config.database,
@@ -117,11 +134,14 @@ async def start(config: Config) -> RunningServer:
         lease=config.lease,
     )
     await store.start()
-    runner = BotRunner(config.bots)
+    metrics = Metrics()
+    runner = BotRunner(config.bots, metrics)
     registry = Registry(store, config.limits, runner, idle=config.idle)
     await registry.start()
+    metrics.count_games(lambda: len(registry))
     forwarder = Forwarder()
-    server.add_generic_rpc_handlers((generic_handler(GameService(registry), forwarder),))
+    service = GameService(registry, Guard(config.clients), metrics)
+    server.add_generic_rpc_handlers((generic_handler(service, forwarder),))
     health = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     reflection.enable_server_reflection(
@@ -132,18 +152,43 @@ async def start(config: Config) -> RunningServer:
         ),
         server,
     )
+    metrics_port = None
+    if config.metrics_port is not None:
+        tls = config.tls
+        metrics_port = metrics.serve(
+            config.host.strip("[]"),
+            config.metrics_port,
+            certfile=str(tls.cert) if tls else None,
+            keyfile=str(tls.key) if tls else None,
+        )
     await server.start()
     for name in ("", SERVICE):
         await health.set(name, health_pb2.HealthCheckResponse.SERVING)
     log.info(
         "listening",
-        extra={"port": port, "pid": os.getpid(), "store": store.description},
+        extra={
+            "port": port,
+            "pid": os.getpid(),
+            "store": store.description,
+            "tls": config.tls is not None,
+            "metrics_port": metrics_port,
+        },
     )
     if config.port_file is not None:
         temporary = config.port_file.with_name(config.port_file.name + ".tmp")
         temporary.write_text(f"{port}\n")
         os.replace(temporary, config.port_file)
-    return RunningServer(server, port, registry, store, health, runner=runner, forwarder=forwarder)
+    return RunningServer(
+        server,
+        port,
+        registry,
+        store,
+        health,
+        runner=runner,
+        forwarder=forwarder,
+        metrics=metrics,
+        metrics_port=metrics_port,
+    )
 
 
 #: Allocations between young-generation collections (Python's default is 700).

@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 
 from engine import ActionError, Game
 from server import convert
-from server.botseats import BotRunner, Job, seed_of, think, turn_decisions
+from server.botseats import BotRunner, Job, seed_of, turn_decisions
 from server.errors import ServerReason, ServiceError
 from server.fanout import End, Hub, Watcher
 from server.gen.tongiaki.v1 import game_pb2 as pb
@@ -582,7 +582,6 @@ class Authority:
     async def _play_bots(self) -> None:
         """Play every pending decision of a bot seat, through the same path as anyone's."""
         assert self._runner is not None
-        loop = asyncio.get_running_loop()
         budget = self._runner.config.strong_budget
         while not self._stopped:
             async with self._lock:
@@ -602,7 +601,7 @@ class Authority:
                     seed=seed_of(self.id, sequence),
                 )
             try:
-                action = await loop.run_in_executor(self._runner.executor, think, job)
+                action = await self._runner.think(job)
                 await self.submit(player, sequence, "", action)
             except ServiceError as error:
                 if error.reason == ServerReason.STALE_SEQUENCE:
@@ -624,6 +623,7 @@ class Authority:
                 log.exception("bot failed", extra={"game": self.id, "colour": player})
                 return
             self.bot_moves += 1
+            self._runner.moved()
             if self.sequence <= sequence:  # pragma: no cover - a submit always appends
                 log.error("bot action not applied", extra={"game": self.id, "colour": player})
                 return

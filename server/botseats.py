@@ -2,20 +2,28 @@
 
 A bot sees what its seat sees: the seats, the accepted actions and the tiles
 drawn so far (those of every ``tile_placed`` event, in order), never the stack
-order. It thinks in an executor (threads by default, or processes), so the
-event loop keeps serving every other game while a strong bot searches.
+order. Bots think in worker processes by default: a search holds the
+interpreter for as long as it runs, and in the server's own process it would
+slow every other game. At most ``workers`` decisions are searched at once; the
+others wait their turn in a first-come queue (one place per game at most, as a
+game has one bot decision pending at a time).
 """
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 import hashlib
 import multiprocessing
+import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bots import PublicRecord, make_bot
 from engine.playout import SplitMix64
+
+if TYPE_CHECKING:
+    from server.metrics import Metrics
 
 #: Acts that begin a turn; every decision after one, until the next, belongs to its turn.
 TURN_ACTS = frozenset({"setup", "expand", "royal", "settle", "tonga", "single"})
@@ -39,10 +47,11 @@ class BotConfig:
 
     #: CPU seconds per decision of a strong bot.
     strong_budget: float = 1.0
-    #: Worker threads (or processes) thinking for bots.
+    #: Decisions searched at once (worker processes, or threads).
     workers: int = 2
-    #: Think in separate processes (spawned) instead of threads.
-    processes: bool = False
+    #: Think in separate (spawned) processes; False: in threads of the server's
+    #: own process, which slows other games while a bot searches.
+    processes: bool = True
 
 
 def seed_of(game: str, sequence: int) -> int:
@@ -72,25 +81,80 @@ def think(job: Job) -> Any:
 
 
 class BotRunner:
-    """The executor bots think in."""
+    """Where bots think: a pool of ``workers`` processes (or threads) and a queue."""
 
-    def __init__(self, config: BotConfig) -> None:
+    def __init__(self, config: BotConfig, metrics: Metrics | None = None) -> None:
         self.config = config
-        self._executor: concurrent.futures.Executor
-        if config.processes:
-            self._executor = concurrent.futures.ProcessPoolExecutor(
-                config.workers, mp_context=multiprocessing.get_context("spawn")
+        self.metrics = metrics
+        self._executor = self._new_executor()
+        self._slots: asyncio.Semaphore | None = None
+        self._closed = False
+        #: Decisions waiting for a free worker, and being searched, now.
+        self.waiting = 0
+        self.searching = 0
+
+    def _new_executor(self) -> concurrent.futures.Executor:
+        if self.config.processes:
+            return concurrent.futures.ProcessPoolExecutor(
+                self.config.workers, mp_context=multiprocessing.get_context("spawn")
             )
-        else:
-            self._executor = concurrent.futures.ThreadPoolExecutor(
-                config.workers, thread_name_prefix="bot"
-            )
+        return concurrent.futures.ThreadPoolExecutor(self.config.workers, thread_name_prefix="bot")
 
     @property
     def executor(self) -> concurrent.futures.Executor:
         """Where :func:`think` runs."""
         return self._executor
 
+    def _gauges(self) -> None:
+        if self.metrics is not None:
+            self.metrics.bot_queue.set(self.waiting)
+            self.metrics.bot_searches.set(self.searching)
+
+    async def think(self, job: Job) -> Any:
+        """The bot's choice for ``job``, once a worker is free (first come, first served).
+
+        Raises RuntimeError once the runner is closed.
+        """
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(max(1, self.config.workers))
+        loop = asyncio.get_running_loop()
+        self.waiting += 1
+        self._gauges()
+        try:
+            await self._slots.acquire()
+        finally:
+            self.waiting -= 1
+        self.searching += 1
+        self._gauges()
+        started = time.perf_counter()
+        try:
+            for attempt in (1, 2):
+                if self._closed:
+                    raise RuntimeError("the bot runner is closed")
+                executor = self._executor
+                try:
+                    return await loop.run_in_executor(executor, think, job)
+                except concurrent.futures.BrokenExecutor:
+                    # A worker died (killed, out of memory): start a fresh pool once.
+                    if attempt == 2 or self._closed:
+                        raise
+                    if self._executor is executor:
+                        executor.shutdown(wait=False, cancel_futures=True)
+                        self._executor = self._new_executor()
+            raise AssertionError("unreachable")  # pragma: no cover
+        finally:
+            self.searching -= 1
+            self._slots.release()
+            self._gauges()
+            if self.metrics is not None:
+                self.metrics.bot_seconds.observe(time.perf_counter() - started)
+
+    def moved(self) -> None:
+        """Count a bot's accepted action."""
+        if self.metrics is not None:
+            self.metrics.actions.labels("bot").inc()
+
     def close(self) -> None:
         """Drop queued work; running decisions finish on their own."""
+        self._closed = True
         self._executor.shutdown(wait=False, cancel_futures=True)

@@ -15,6 +15,7 @@ from typing import Any
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from engine import COLOURS, ActionError, Reason
+from server import nesting
 from server.gen.tongiaki.v1 import game_pb2 as pb
 
 Json = Any
@@ -55,6 +56,8 @@ _TILE_WHY: dict[str, pb.TilePlacement.ValueType] = {
 
 #: Longest ``action_json`` accepted, in characters.
 MAX_ACTION_JSON = 4096
+#: Deepest nesting of arrays and objects in an ``action_json`` (actions nest 3 deep).
+MAX_ACTION_DEPTH = 8
 
 
 def _malformed(message: str) -> ActionError:
@@ -198,6 +201,8 @@ def action_from_json(text: str) -> Json:
     """CONFORMANCE.md's JSON text of an action as a value for the engine to check."""
     if len(text) > MAX_ACTION_JSON:
         raise _malformed(f"action_json is longer than {MAX_ACTION_JSON} characters")
+    if nesting.depth(text, MAX_ACTION_DEPTH) > MAX_ACTION_DEPTH:
+        raise _malformed(f"action_json nests deeper than {MAX_ACTION_DEPTH} levels")
     try:
         return json.loads(text)
     except ValueError as error:

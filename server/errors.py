@@ -63,6 +63,16 @@ class ServerReason(StrEnum):
     #: The node that plays the game could not be reached; retry shortly (another
     #: node takes the game over once its owner's lease runs out).
     NODE_UNAVAILABLE = "NODE_UNAVAILABLE"
+    #: The request is larger than its method accepts (``limit`` says how large).
+    REQUEST_TOO_LARGE = "REQUEST_TOO_LARGE"
+    #: The call sent more than one ``authorization`` header: send exactly one.
+    AUTHORIZATION_REPEATED = "AUTHORIZATION_REPEATED"
+    #: Too many new games from this client address; retry after ``retry_after_seconds``.
+    RATE_LIMITED = "RATE_LIMITED"
+    #: This client address has as many watches open as it may (``limit``).
+    TOO_MANY_WATCHES = "TOO_MANY_WATCHES"
+    #: The server failed to answer; the request was not applied.
+    INTERNAL_ERROR = "INTERNAL_ERROR"
 
 
 _CODES: dict[str, grpc.StatusCode] = {
@@ -84,6 +94,11 @@ _CODES: dict[str, grpc.StatusCode] = {
     ServerReason.SHUTTING_DOWN: grpc.StatusCode.UNAVAILABLE,
     ServerReason.GAME_MOVED: grpc.StatusCode.UNAVAILABLE,
     ServerReason.NODE_UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
+    ServerReason.REQUEST_TOO_LARGE: grpc.StatusCode.INVALID_ARGUMENT,
+    ServerReason.AUTHORIZATION_REPEATED: grpc.StatusCode.INVALID_ARGUMENT,
+    ServerReason.RATE_LIMITED: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    ServerReason.TOO_MANY_WATCHES: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    ServerReason.INTERNAL_ERROR: grpc.StatusCode.INTERNAL,
     # The engine's reasons.
     Reason.MALFORMED_ACTION: grpc.StatusCode.INVALID_ARGUMENT,
     Reason.ILLEGAL_ACTION: grpc.StatusCode.FAILED_PRECONDITION,

@@ -8,6 +8,8 @@ streams send frames encoded once by the game's authority.
 from __future__ import annotations
 
 import logging
+import time
+import unicodedata
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -23,6 +25,8 @@ from server.fanout import End, Watcher
 from server.forward import FORWARDED, Forward, Forwarder
 from server.gen.tongiaki.v1 import game_pb2 as pb
 from server.gen.tongiaki.v1 import game_service_pb2 as spb
+from server.limits import ClientLimits, Guard
+from server.metrics import Metrics
 from server.registry import Registry
 
 log = logging.getLogger(__name__)
@@ -40,15 +44,45 @@ MAX_TURN_TIMEOUT = 86400.0
 
 
 def _token(context: Any) -> str | None:
-    """The seat token of the call's ``authorization: Bearer <token>`` metadata."""
+    """The seat token of the call's ``authorization: Bearer <token>`` metadata.
+
+    A call with two ``authorization`` headers is refused: which one counts
+    must never depend on who reads them.
+    """
+    token: str | None = None
+    seen = False
     for key, value in context.invocation_metadata() or ():
-        if key == "authorization":
-            if not isinstance(value, str) or not value.startswith("Bearer ") or len(value) > 200:
-                raise ServiceError(
-                    ServerReason.TOKEN_INVALID, "authorization must be 'Bearer <token>'"
-                )
-            return value[len("Bearer ") :]
-    return None
+        if key != "authorization":
+            continue
+        if seen:
+            raise ServiceError(
+                ServerReason.AUTHORIZATION_REPEATED, "send one authorization header, not several"
+            )
+        seen = True
+        if not isinstance(value, str) or not value.startswith("Bearer ") or len(value) > 200:
+            raise ServiceError(ServerReason.TOKEN_INVALID, "authorization must be 'Bearer <token>'")
+        token = value[len("Bearer ") :]
+    return token
+
+
+#: Characters that change the direction of the text around them (the Unicode
+#: bidirectional controls, marks included); a name that carried them could make
+#: the text it is shown in read differently.
+BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+
+
+def display_name(value: str, field: str = "display_name") -> str:
+    """A display name as shown to everyone: bidi and other control characters
+    removed, runs of white space made one space, at most ``MAX_TEXT`` characters."""
+    _text(value, field)
+    kept = "".join(
+        " " if char.isspace() else char
+        for char in value
+        if char not in BIDI_CONTROLS and unicodedata.category(char) not in ("Cc", "Cs")
+    )
+    return " ".join(kept.split())
 
 
 def _colour(value: int, field: str) -> str:
@@ -111,8 +145,12 @@ class GameService:
     call is forwarded there (:class:`Forward`) and its answer relayed.
     """
 
-    def __init__(self, registry: Registry) -> None:
+    def __init__(
+        self, registry: Registry, guard: Guard | None = None, metrics: Metrics | None = None
+    ) -> None:
         self.registry = registry
+        self.guard = guard or Guard(ClientLimits())
+        self.metrics = metrics or Metrics()
 
     async def _owner(self, name: str, context: Any) -> Authority:
         """The game's owner copy here, or :class:`Forward` to the node that has it."""
@@ -130,10 +168,11 @@ class GameService:
         if not 2 <= len(seats) <= 6 or len(set(seats)) != len(seats):
             raise invalid("seats must be 2 to 6 distinct colours", field="seats")
         settings = {
-            "display_name": _text(request.settings.display_name, "display_name"),
+            "display_name": display_name(request.settings.display_name),
             "auto_start": request.settings.auto_start,
             **_bot_settings(request.settings, seats),
         }
+        self.guard.new_game(context)
         game = await self.registry.create(seats, settings)
         return spb.CreateGameResponse(game=game.game_proto())
 
@@ -141,7 +180,7 @@ class GameService:
         """Take a seat and hand out its token."""
         game = await self._owner(request.name, context)
         colour = _colour(request.colour, "colour") if request.colour else None
-        name = _text(request.display_name, "display_name")
+        name = display_name(request.display_name)
         seat, token = await game.join(colour, name)
         return spb.JoinGameResponse(
             game=game.game_proto(), colour=convert.COLOUR[seat], seat_token=token
@@ -192,7 +231,11 @@ class GameService:
         except ActionError as error:
             raise ServiceError.from_engine(error) from None
         # The reply is encoded once with the entry's watch frame.
-        return await game.submit(colour, request.sequence, request.request_id, action)
+        started = time.perf_counter()
+        reply = await game.submit(colour, request.sequence, request.request_id, action)
+        self.metrics.commit.observe(time.perf_counter() - started)
+        self.metrics.actions.labels("person").inc()
+        return reply
 
     async def WatchGame(
         self, request: spb.WatchGameRequest, context: Any
@@ -295,6 +338,12 @@ _UNARY: dict[str, type[Message]] = {
 }
 
 
+def _failed(method: str) -> ServiceError:
+    """What the caller of ``method`` hears about a failure the server did not foresee."""
+    log.exception("failed", extra={"method": method})
+    return ServiceError(ServerReason.INTERNAL_ERROR, "the server failed to answer")
+
+
 def _decode(kind: type[Message], data: bytes) -> Any:
     try:
         return kind.FromString(data)
@@ -302,8 +351,9 @@ def _decode(kind: type[Message], data: bytes) -> Any:
         raise invalid(f"the request is not a {kind.DESCRIPTOR.full_name}") from None
 
 
-async def _refuse(method: str, error: ServiceError, context: Any) -> None:
+async def _refuse(method: str, error: ServiceError, context: Any, metrics: Metrics) -> None:
     log.info("refused", extra={"method": method, "reason": error.reason, "detail": error.message})
+    metrics.refusals.labels(method, error.reason).inc()
     await context.abort_with_status(to_status(error))
 
 
@@ -312,10 +362,15 @@ def _unary(
     kind: type[Message],
     call: Callable[[Any, Any], Awaitable[Message | bytes]],
     forwarder: Forwarder,
-    registry: Registry,
+    service: GameService,
 ) -> Any:
+    guard, metrics, registry = service.guard, service.metrics, service.registry
+
     async def handle(data: bytes, context: Any) -> bytes:
+        refusal: ServiceError
         try:
+            # Sizes are checked before anything is decoded from the request.
+            guard.size(name, data)
             try:
                 response = await call(_decode(kind, data), context)
             except Forward as forward:
@@ -324,39 +379,63 @@ def _unary(
                 return reply
             return response if isinstance(response, bytes) else response.SerializeToString()
         except ServiceError as error:
-            await _refuse(name, error, context)
-            raise AssertionError("unreachable") from None  # abort_with_status raises
+            refusal = error
+        except (grpc.aio.AbortError, AssertionError):
+            raise
+        except Exception:
+            refusal = _failed(name)
+        # Refused outside the except blocks, and without the request: nothing of it
+        # stays referenced by the refusal's traceback.
+        del data
+        await _refuse(name, refusal, context, metrics)
+        raise AssertionError("unreachable")  # abort_with_status raises
 
     return grpc.unary_unary_rpc_method_handler(handle)
 
 
 def _watch(service: GameService) -> Any:
+    guard, metrics = service.guard, service.metrics
+
     async def handle(data: bytes, context: Any) -> AsyncIterator[bytes]:
         # One generator from the first message to the last: every frame of every
         # watch passes here, so no generator is stacked on another.
+        refusal: ServiceError | None = None
         try:
-            request = _decode(spb.WatchGameRequest, data)
-            game, viewer, first, watcher = await service.WatchGame(request, context)
-            latest = request.include_latest
-            if first:
-                yield first + _latest(game, viewer) if latest else first
-            if watcher is None:
-                return
-            try:
-                while True:
-                    item = await watcher.next()
-                    if isinstance(item, bytes):
-                        # The batch was just taken: the game is exactly as its last entry left it.
-                        yield item + _latest(game, viewer) if latest else item
-                    elif item is End.FINISHED:
+            guard.size("WatchGame", data)
+            with guard.watch(context):
+                metrics.watches.inc()
+                try:
+                    request = _decode(spb.WatchGameRequest, data)
+                    game, viewer, first, watcher = await service.WatchGame(request, context)
+                    latest = request.include_latest
+                    if first:
+                        yield first + _latest(game, viewer) if latest else first
+                    if watcher is None:
                         return
-                    else:
-                        reason, message = _WATCH_END[item]
-                        raise ServiceError(reason, message, resume_after=watcher.delivered)
-            finally:
-                game.hub.unsubscribe(watcher)
+                    try:
+                        while True:
+                            item = await watcher.next()
+                            if isinstance(item, bytes):
+                                # The batch was just taken: the game is exactly as its
+                                # last entry left it.
+                                yield item + _latest(game, viewer) if latest else item
+                            elif item is End.FINISHED:
+                                return
+                            else:
+                                reason, message = _WATCH_END[item]
+                                raise ServiceError(reason, message, resume_after=watcher.delivered)
+                    finally:
+                        game.hub.unsubscribe(watcher)
+                finally:
+                    metrics.watches.dec()
         except ServiceError as error:
-            await _refuse("WatchGame", error, context)
+            refusal = error
+        except (grpc.aio.AbortError, AssertionError, GeneratorExit):
+            raise
+        except Exception:
+            refusal = _failed("WatchGame")
+        if refusal is not None:
+            await _refuse("WatchGame", refusal, context, metrics)
 
     return grpc.unary_stream_rpc_method_handler(handle)
 
@@ -367,9 +446,13 @@ def _latest(game: Authority, viewer: str | None) -> bytes:
 
 
 def _submit_stream(service: GameService, forwarder: Forwarder) -> Any:
+    guard, metrics = service.guard, service.metrics
+
     async def handle(requests: AsyncIterator[bytes], context: Any) -> AsyncIterator[bytes]:
+        refusal: ServiceError | None = None
         try:
             async for data in requests:
+                guard.size("SubmitActions", data)
                 request = _decode(spb.SubmitActionsRequest, data)
                 try:
                     yield await service.SubmitAction(request, context)
@@ -378,7 +461,13 @@ def _submit_stream(service: GameService, forwarder: Forwarder) -> Any:
                     yield await forwarder.call(forward.address, "SubmitAction", data, context)
                     await service.registry.settle(forward.name)
         except ServiceError as error:
-            await _refuse("SubmitActions", error, context)
+            refusal = error
+        except (grpc.aio.AbortError, AssertionError, GeneratorExit):
+            raise
+        except Exception:
+            refusal = _failed("SubmitActions")
+        if refusal is not None:
+            await _refuse("SubmitActions", refusal, context, metrics)
 
     return grpc.stream_stream_rpc_method_handler(handle)
 
@@ -386,7 +475,7 @@ def _submit_stream(service: GameService, forwarder: Forwarder) -> Any:
 def generic_handler(service: GameService, forwarder: Forwarder) -> Any:
     """The gRPC handler of every method, requests and responses as bytes."""
     methods = {
-        name: _unary(name, kind, getattr(service, name), forwarder, service.registry)
+        name: _unary(name, kind, getattr(service, name), forwarder, service)
         for name, kind in _UNARY.items()
     }
     methods["WatchGame"] = _watch(service)

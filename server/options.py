@@ -1,0 +1,68 @@
+"""Command-line flags of the hardening options: per-client limits, metrics, TLS."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from server.limits import ClientLimits
+from server.tls import TlsFiles
+
+
+def add_arguments(parser: argparse.ArgumentParser, env: Callable[..., Any]) -> None:
+    """Add the flags (each also read from a ``TONGIAKI_*`` environment variable)."""
+    defaults = ClientLimits()
+    parser.add_argument(
+        "--games-per-minute",
+        type=float,
+        default=float(env("TONGIAKI_GAMES_PER_MINUTE", defaults.games_per_minute)),
+        help="new games per client address and minute (0: no limit)",
+    )
+    parser.add_argument(
+        "--games-burst",
+        type=int,
+        default=int(env("TONGIAKI_GAMES_BURST", defaults.games_burst)),
+        help="new games a client may create at once before the rate applies",
+    )
+    parser.add_argument(
+        "--watches-per-client",
+        type=int,
+        default=int(env("TONGIAKI_WATCHES_PER_CLIENT", defaults.watches_per_client)),
+        help="open WatchGame streams per client address (0: no limit)",
+    )
+    parser.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=[p for p in env("TONGIAKI_TRUSTED_PROXIES", "").split(",") if p],
+        help="address of a proxy (the web gateway) whose x-forwarded-for names the client",
+    )
+    parser.add_argument(
+        "--metrics-port",
+        type=int,
+        default=int(env("TONGIAKI_METRICS_PORT")) if env("TONGIAKI_METRICS_PORT") else None,
+        help="serve Prometheus metrics at /metrics on this port (0 picks one; default: off)",
+    )
+    parser.add_argument(
+        "--tls-cert", type=Path, default=env("TONGIAKI_TLS_CERT"), help="PEM certificate chain"
+    )
+    parser.add_argument(
+        "--tls-key", type=Path, default=env("TONGIAKI_TLS_KEY"), help="PEM private key"
+    )
+
+
+def config_fields(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``server.app.Config`` fields of the parsed flags."""
+    if (args.tls_cert is None) != (args.tls_key is None):
+        raise SystemExit("--tls-cert and --tls-key go together")
+    return {
+        "clients": ClientLimits(
+            games_per_minute=args.games_per_minute,
+            games_burst=args.games_burst,
+            watches_per_client=args.watches_per_client,
+            trusted_proxies=tuple(args.trusted_proxy),
+        ),
+        "metrics_port": args.metrics_port,
+        "tls": TlsFiles(Path(args.tls_cert), Path(args.tls_key)) if args.tls_cert else None,
+    }
