@@ -262,6 +262,11 @@ def _start_server(data: Path, synchronous: str) -> tuple[subprocess.Popen[bytes]
             synchronous,
             "--log-level",
             "WARNING",
+            # One client plays every game here: no per-client limits.
+            "--games-per-minute",
+            "0",
+            "--watches-per-client",
+            "0",
         ],
         cwd=ROOT,
         stdout=out,

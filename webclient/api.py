@@ -9,15 +9,26 @@ with the server's reason code.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
+from server import nesting
 from server.gen.tongiaki.v1 import game_pb2 as pb
 from server.gen.tongiaki.v1 import game_service_pb2 as spb
-from webclient.feeds import FeedHub
+from webclient.feeds import FATAL, FeedHub, frame
+from webclient.limits import (
+    GAME_ID,
+    MAX_AUTHORIZATION,
+    MAX_JSON_DEPTH,
+    MAX_SEQUENCE,
+    GatewayReason,
+    Refused,
+    StreamLimits,
+)
 from webclient.openapi import document
 from webclient.upstream import Upstream, UpstreamError
 from webclient.wire import from_json, to_json
@@ -35,10 +46,46 @@ def _hub() -> FeedHub:
     return hub
 
 
+def _streams() -> StreamLimits:
+    limits: StreamLimits = current_app.extensions["tongiaki.streams"]
+    return limits
+
+
+def client_address() -> str:
+    """The address of the client: the connection's peer (a header could be forged)."""
+    return request.remote_addr or ""
+
+
 def _token() -> str | None:
-    header = request.headers.get("Authorization", "")
-    scheme, _, token = header.partition(" ")
-    return token.strip() or None if scheme.lower() == "bearer" else None
+    """The seat token of ``Authorization: Bearer <token>``, or None.
+
+    Raises :class:`UpstreamError` for two headers (the HTTP server keeps both,
+    joined by a line feed) and for a value that is not a bearer token of
+    printable ASCII.
+    """
+    header = request.headers.get("Authorization")
+    if header is None:
+        return None
+    if "\n" in header:
+        raise UpstreamError(
+            "INVALID_ARGUMENT",
+            "send one Authorization header, not several",
+            GatewayReason.AUTHORIZATION_REPEATED,
+        )
+    scheme, _, token = header.strip().partition(" ")
+    token = token.strip()
+    if (
+        scheme.lower() != "bearer"
+        or not token
+        or len(header) > MAX_AUTHORIZATION
+        or not all("!" <= char <= "~" for char in token)
+    ):
+        raise UpstreamError(
+            "UNAUTHENTICATED",
+            "Authorization must be 'Bearer <token>', the token in printable ASCII",
+            GatewayReason.TOKEN_INVALID,
+        )
+    return token
 
 
 def _refused(error: UpstreamError) -> Response:
@@ -52,15 +99,38 @@ def _bad_request(message: str) -> Response:
     return _refused(UpstreamError("INVALID_ARGUMENT", message, reason="INVALID_REQUEST"))
 
 
+def _body() -> Any:
+    """The JSON body (``{}`` if there is none); :class:`UpstreamError` if it is not JSON.
+
+    The body's size is limited by ``MAX_CONTENT_LENGTH`` before it is read, and
+    its nesting before it is parsed.
+    """
+    data = request.get_data(cache=True)
+    if not data:
+        return {}
+    if nesting.depth(data, MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
+        raise UpstreamError(
+            "INVALID_ARGUMENT",
+            f"the body nests deeper than {MAX_JSON_DEPTH} levels",
+            GatewayReason.INVALID_REQUEST,
+        )
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):
+        raise UpstreamError(
+            "INVALID_ARGUMENT", "the body is not JSON", GatewayReason.INVALID_REQUEST
+        ) from None
+
+
 def _call(method: str, message: Message, **fields: Any) -> Response:
     """Fill ``message`` from the JSON body and path, call ``method``, answer in JSON."""
-    body = request.get_json(silent=True) if request.data else {}
-    if body is None:
-        return _bad_request("the body is not JSON")
     try:
+        body = _body()
         from_json(body, message)
-    except json_format.ParseError as error:
-        return _bad_request(str(error))
+    except UpstreamError as error:
+        return _refused(error)
+    except (json_format.ParseError, ValueError, TypeError, RecursionError) as error:
+        return _bad_request(str(error)[:500])
     for key, value in fields.items():
         setattr(message, key, value)
     return _answer(method, message)
@@ -68,7 +138,7 @@ def _call(method: str, message: Message, **fields: Any) -> Response:
 
 def _answer(method: str, message: Message) -> Response:
     try:
-        reply = _upstream().call(method, message, _token())
+        reply = _upstream().call(method, message, _token(), client=client_address())
     except UpstreamError as error:
         return _refused(error)
     response = jsonify(to_json(reply))
@@ -78,6 +148,16 @@ def _answer(method: str, message: Message) -> Response:
 
 def _name(game: str) -> str:
     return f"games/{game}"
+
+
+@api.url_value_preprocessor
+def _check_game(endpoint: str | None, values: dict[str, Any] | None) -> None:
+    """A game id in the path must be one the server could have given."""
+    game = (values or {}).get("game")
+    if game is not None and not GAME_ID.fullmatch(game):
+        raise UpstreamError(
+            "NOT_FOUND", "no game has that name", "GAME_NOT_FOUND", {"name": _name(game)[:80]}
+        )
 
 
 @api.post("/games")
@@ -143,15 +223,43 @@ def watch_game(game: str) -> Response:
     """WatchGame as Server-Sent Events: ``snapshot`` and ``entry`` events whose id is
     the sequence number; ``Last-Event-ID`` (or ``after_sequence``) resumes."""
     last = request.headers.get("Last-Event-ID") or request.args.get("after_sequence")
+    after: int | None = None
+    if last:
+        if not (last.isascii() and last.isdigit() and len(last) <= 19) or int(last) > MAX_SEQUENCE:
+            return _bad_request("Last-Event-ID must be a sequence number")
+        after = int(last)
     try:
-        after = int(last) if last else None
-    except ValueError:
-        return _bad_request("Last-Event-ID must be a sequence number")
-    try:
-        feed = _hub().feed(_name(game), after)
+        _hub().ensure_open()
+        close = _streams().open(client_address())
     except UpstreamError as error:
         return _refused(error)
+    except Refused as refused:
+        error = UpstreamError(
+            "UNAVAILABLE" if refused.status == 503 else "RESOURCE_EXHAUSTED",
+            refused.message,
+            refused.reason,
+            {"limit": str(refused.limit)},
+        )
+        answer = _refused(error)
+        answer.headers["Retry-After"] = "5"
+        return answer
+    try:
+        # Nothing is held for a game that does not exist; a position past the
+        # game's end is a position from the start.
+        current = _upstream().call("GetGame", spb.GetGameRequest(name=_name(game)))
+        assert isinstance(current, spb.GetGameResponse)
+        if after is not None and after > current.snapshot.sequence:
+            after = None
+        feed = _hub().feed(_name(game), after)
+    except UpstreamError as error:
+        close()
+        if error.reason in FATAL and request.accept_mimetypes.best == "text/event-stream":
+            # What an EventSource can read: the failure as an event, and the end
+            # (a 4xx would only make it retry).
+            return Response(frame("failure", error.to_json()), mimetype="text/event-stream")
+        return _refused(error)
     response = Response(stream_with_context(feed.stream(after)), mimetype="text/event-stream")
+    response.call_on_close(close)
     response.headers["Cache-Control"] = "no-store"
     response.headers["X-Accel-Buffering"] = "no"
     return response

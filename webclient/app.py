@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import logging
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Flask, Response, render_template, request
+from flask import Flask, Response, jsonify, render_template, request
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from werkzeug.exceptions import HTTPException
 
 from webclient import i18n
 from webclient.api import api
 from webclient.feeds import FeedHub
-from webclient.upstream import Upstream
+from webclient.limits import MAX_BODY, GatewayReason, StreamLimits
+from webclient.metrics import GatewayMetrics
+from webclient.upstream import Upstream, UpstreamError
+
+log = logging.getLogger(__name__)
 
 #: Settings and their defaults; ``create_app(config)`` overrides them.
 DEFAULTS: dict[str, Any] = {
@@ -22,6 +30,24 @@ DEFAULTS: dict[str, Any] = {
     "TONGIAKI_HEARTBEAT": 15.0,
     #: Seconds a unary call to the server may take.
     "TONGIAKI_TIMEOUT": 10.0,
+    #: Largest request body read (Flask refuses a larger one before reading it).
+    "MAX_CONTENT_LENGTH": MAX_BODY,
+    #: Event streams one client address may hold open (0: no limit).
+    "TONGIAKI_STREAMS_PER_CLIENT": 64,
+    #: Event streams the gateway holds in all (0: as many as its HTTP server can
+    #: while keeping workers for the rest of the API; see webclient.wsgi).
+    "TONGIAKI_MAX_STREAMS": 0,
+    #: Talk TLS to the game server: a CA file (PEM) to trust, or True for the system's.
+    "TONGIAKI_SERVER_CA": None,
+    #: Serve Prometheus metrics at /metrics.
+    "TONGIAKI_METRICS": True,
+}
+
+#: HTTP status -> the gateway's reason for refusals made by Flask itself.
+_HTTP_REASON = {
+    404: GatewayReason.NOT_FOUND,
+    405: GatewayReason.METHOD_NOT_ALLOWED,
+    413: GatewayReason.REQUEST_TOO_LARGE,
 }
 
 
@@ -69,15 +95,60 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.config.from_prefixed_env("TONGIAKI_GATEWAY")
     if config:
         app.config.update(config)
-    upstream = Upstream(app.config["TONGIAKI_SERVER"], timeout=app.config["TONGIAKI_TIMEOUT"])
+    ca = app.config["TONGIAKI_SERVER_CA"]
+    upstream = Upstream(
+        app.config["TONGIAKI_SERVER"],
+        timeout=app.config["TONGIAKI_TIMEOUT"],
+        ca=Path(ca) if isinstance(ca, str) else ca,
+    )
     hub = FeedHub(
         upstream,
         linger=float(app.config["TONGIAKI_FEED_LINGER"]),
         heartbeat=float(app.config["TONGIAKI_HEARTBEAT"]),
     )
+    streams = StreamLimits(
+        int(app.config["TONGIAKI_MAX_STREAMS"]), int(app.config["TONGIAKI_STREAMS_PER_CLIENT"])
+    )
+    metrics = GatewayMetrics()
+    metrics.watch(lambda: streams.total, lambda: len(hub.stats()))
     app.extensions["tongiaki.upstream"] = upstream
     app.extensions["tongiaki.feeds"] = hub
+    app.extensions["tongiaki.streams"] = streams
+    app.extensions["tongiaki.metrics"] = metrics
     app.register_blueprint(api)
+
+    def refusal(error: UpstreamError) -> Response:
+        response = jsonify(error.to_json())
+        response.status_code = error.http_status
+        return response
+
+    @app.errorhandler(UpstreamError)
+    def refused(error: UpstreamError) -> Response:
+        return refusal(error)
+
+    @app.errorhandler(HTTPException)
+    def http_error(error: HTTPException) -> Response:
+        """Every refusal Flask makes itself, as the API's JSON error."""
+        code = error.code or 400
+        reason = _HTTP_REASON.get(code, GatewayReason.INVALID_REQUEST)
+        metadata = {"limit": str(app.config["MAX_CONTENT_LENGTH"])} if code == 413 else {}
+        answer = UpstreamError("INVALID_ARGUMENT", error.description or reason, reason, metadata)
+        response = refusal(answer)
+        response.status_code = code if 400 <= code < 500 else 400
+        return response
+
+    @app.errorhandler(Exception)
+    def failed(error: Exception) -> Response:
+        log.exception("request failed", extra={"path": request.path[:200]})
+        answer = UpstreamError("INTERNAL", "the gateway failed to answer", "INTERNAL_ERROR")
+        return refusal(answer)
+
+    if app.config["TONGIAKI_METRICS"]:
+
+        @app.get("/metrics")
+        def prometheus() -> Response:
+            """Prometheus metrics of this gateway."""
+            return Response(generate_latest(metrics.registry), mimetype=CONTENT_TYPE_LATEST)
 
     @app.context_processor
     def translation() -> dict[str, Any]:
@@ -121,6 +192,12 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     @app.after_request
     def headers(response: Response) -> Response:
+        route = request.url_rule.rule if request.url_rule is not None else "unmatched"
+        metrics.requests.labels(route, f"{response.status_code // 100}xx").inc()
+        if response.status_code >= 400 and response.is_json:
+            body = response.get_json(silent=True)
+            if isinstance(body, dict) and isinstance(body.get("error"), dict):
+                metrics.refusals.labels(str(body["error"].get("reason", ""))).inc()
         chosen = request.args.get("lang")
         framed = request.path.startswith(EMBED_PREFIX)
         if chosen in i18n.locales() and not framed:

@@ -4,9 +4,10 @@ A :class:`Feed` holds the game's last snapshot and every log entry after it,
 each already encoded once as an SSE frame whose ``id`` is its sequence number.
 A browser that reconnects sends ``Last-Event-ID`` and gets exactly the frames it
 missed (or the snapshot again if it is further behind than the feed). However
-many browsers watch, the game costs one gRPC stream and one ``GetGame`` per
-batch of entries: the board after each batch rides along with its last entry,
-so browsers render the server's view and never recompute it.
+many browsers watch, the game costs one gRPC stream: the server sends the
+board after each batch of entries with the batch (``include_latest``), and it
+rides along with the batch's last entry, so browsers render the server's view
+and never recompute it.
 """
 
 from __future__ import annotations
@@ -134,8 +135,6 @@ class Feed:
         self.upstream_calls += 1
         if self._stopped:
             self._call.cancel()
-        if self._latest is None and after is not None:
-            self._adopt(self._get())
         pending: list[pb.LogEntry] = []
         fetched: spb.GetGameResponse | None = None
         for response in responses(self._call):
@@ -143,9 +142,18 @@ class Feed:
                 self._reset(response.snapshot)
                 pending, fetched = [], None
             pending.extend(response.entries)
+            latest = response.latest if response.HasField("latest") else None
+            if latest is not None and (not pending or latest.sequence == pending[-1].sequence):
+                if pending:
+                    self._publish(pending, latest)
+                    pending, fetched = [], None
+                elif self._latest is None:
+                    self._adopt(latest)
+                continue
+            # A server that sends no ``latest``: the board is fetched after the batch.
             if not pending:
                 if self._latest is None:
-                    self._adopt(self._get())
+                    self._adopt(self._get().snapshot)
                 continue
             target = pending[-1].sequence
             if fetched is None or fetched.snapshot.sequence < target:
@@ -159,11 +167,11 @@ class Feed:
         assert isinstance(answer, spb.GetGameResponse)
         return answer
 
-    def _adopt(self, answer: spb.GetGameResponse) -> None:
-        """Take a fetched snapshot as the latest if it is exactly where the feed is."""
+    def _adopt(self, snapshot: pb.GameSnapshot) -> None:
+        """Take a snapshot as the latest if it is exactly where the feed is."""
         with self._cond:
-            if answer.snapshot.sequence == self.last:
-                self._latest = frame("snapshot", to_json(answer.snapshot), self.last)
+            if snapshot.sequence == self.last:
+                self._latest = frame("snapshot", to_json(snapshot), self.last)
                 self._cond.notify_all()
 
     def _reset(self, snapshot: pb.GameSnapshot) -> None:
@@ -274,6 +282,11 @@ class FeedHub:
         self._lock = threading.Lock()
         self._feeds: dict[str, Feed] = {}
         self._closed = False
+
+    def ensure_open(self) -> None:
+        """Raise :class:`UpstreamError` (``SHUTTING_DOWN``) once the hub is closed."""
+        if self._closed:
+            raise UpstreamError("UNAVAILABLE", "the gateway is shutting down", "SHUTTING_DOWN")
 
     def feed(self, name: str, after: int | None = None) -> Feed:
         """The live feed of game ``name``, started (from ``after``, if given) if needed.

@@ -26,7 +26,13 @@ from webclient.wsgi import Gateway
 class ServerProcess:
     """``python -m server`` as a child process; its port is read from its log."""
 
-    def __init__(self, data_dir: Path, host: str = "127.0.0.1", quiet: bool = False) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        host: str = "127.0.0.1",
+        quiet: bool = False,
+        extra: Sequence[str] = (),
+    ) -> None:
         self.quiet = quiet
         self.process = subprocess.Popen(
             [
@@ -39,6 +45,11 @@ class ServerProcess:
                 "0",
                 "--data-dir",
                 str(data_dir),
+                # The gateway (on this machine) names each browser's address, so
+                # the server's per-client limits count browsers, not the gateway.
+                "--trusted-proxy",
+                "127.0.0.1",
+                *extra,
             ],
             stderr=subprocess.PIPE,
             text=True,
@@ -107,6 +118,21 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
         default=int(env("TONGIAKI_WEB_THREADS", "1024")),
         help="gateway worker threads (each open event stream holds one)",
     )
+    parser.add_argument(
+        "--tls-cert",
+        type=Path,
+        default=env("TONGIAKI_WEB_TLS_CERT"),
+        help="serve HTTPS with this PEM certificate chain (with --tls-key)",
+    )
+    parser.add_argument(
+        "--tls-key", type=Path, default=env("TONGIAKI_WEB_TLS_KEY"), help="its PEM private key"
+    )
+    parser.add_argument(
+        "--server-ca",
+        type=Path,
+        default=env("TONGIAKI_SERVER_CA"),
+        help="talk TLS to --server, trusting this PEM CA certificate",
+    )
     return parser.parse_args(argv)
 
 
@@ -120,8 +146,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         args.data_dir.mkdir(parents=True, exist_ok=True)
         child = ServerProcess(args.data_dir)
         target = child.target
-    app = create_app({"TONGIAKI_SERVER": target})
-    gateway = Gateway(app, args.host, args.port, args.threads)
+    if (args.tls_cert is None) != (args.tls_key is None):
+        raise SystemExit("--tls-cert and --tls-key go together")
+    app = create_app(
+        {"TONGIAKI_SERVER": target, "TONGIAKI_SERVER_CA": str(args.server_ca or "") or None}
+    )
+    gateway = Gateway(
+        app, args.host, args.port, args.threads, tls_cert=args.tls_cert, tls_key=args.tls_key
+    )
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -96,27 +97,50 @@ def bearer(token: str | None) -> list[tuple[str, str]]:
     return [("authorization", f"Bearer {token}")] if token else []
 
 
-class Upstream:
-    """A channel to the game server and the calls the gateway makes on it."""
+#: The metadata key that names the browser's address to the server, whose
+#: per-client limits count it (the server trusts it from listed proxies only).
+FORWARDED_FOR = "x-forwarded-for"
 
-    def __init__(self, target: str, timeout: float = 10.0) -> None:
+
+class Upstream:
+    """A channel to the game server and the calls the gateway makes on it.
+
+    With ``ca`` (a PEM file, or ``True`` for the system's roots) the channel is TLS.
+    """
+
+    def __init__(self, target: str, timeout: float = 10.0, ca: Path | bool | None = None) -> None:
         self.target = target
         self.timeout = timeout
-        self.channel = grpc.insecure_channel(target)
+        if ca:
+            roots = ca.read_bytes() if isinstance(ca, Path) else None
+            self.channel = grpc.secure_channel(target, grpc.ssl_channel_credentials(roots))
+        else:
+            self.channel = grpc.insecure_channel(target)
         self.stub = sgrpc.GameServiceStub(self.channel)
 
-    def call(self, method: str, request: Message, token: str | None = None) -> Message:
-        """A unary call by method name (``CreateGame``, ``JoinGame``, ...)."""
+    def call(
+        self, method: str, request: Message, token: str | None = None, client: str = ""
+    ) -> Message:
+        """A unary call by method name (``CreateGame``, ``JoinGame``, ...) for the
+        browser at address ``client``."""
         rpc = getattr(self.stub, method)
+        metadata = bearer(token)
+        if client:
+            metadata.append((FORWARDED_FOR, client))
         try:
-            response: Message = rpc(request, metadata=bearer(token), timeout=self.timeout)
+            response: Message = rpc(request, metadata=metadata, timeout=self.timeout)
         except grpc.RpcError as error:
             raise UpstreamError.from_rpc(error) from None
+        except ValueError:  # the channel is closed: the gateway is stopping
+            raise UpstreamError(
+                "UNAVAILABLE", "the gateway is shutting down", "SHUTTING_DOWN"
+            ) from None
         return response
 
     def watch(self, name: str, after: int | None) -> Any:
-        """A WatchGame stream (iterable, cancellable) from ``after`` or a snapshot."""
-        request = spb.WatchGameRequest(name=name)
+        """A WatchGame stream (iterable, cancellable) from ``after`` or a snapshot;
+        every message with entries carries the game after them (``latest``)."""
+        request = spb.WatchGameRequest(name=name, include_latest=True)
         if after is not None:
             request.after_sequence = after
         return self.stub.WatchGame(request)

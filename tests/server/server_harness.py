@@ -18,6 +18,7 @@ from server.botseats import BotConfig
 from server.gen.tongiaki.v1 import game_pb2 as pb
 from server.gen.tongiaki.v1 import game_service_pb2 as spb
 from server.gen.tongiaki.v1 import game_service_pb2_grpc as rpc
+from server.limits import ClientLimits
 
 Stub = rpc.GameServiceStub
 COLOURS = [
@@ -40,8 +41,12 @@ async def running(
     data: Path,
     limits: Limits | None = None,
     bots: BotConfig | None = None,
+    **config: Any,
 ) -> AsyncIterator[tuple[RunningServer, Stub, grpc.aio.Channel]]:
-    """A server on 127.0.0.1 and a free port, with a channel and stub to it."""
+    """A server on 127.0.0.1 and a free port, with a channel and stub to it
+    (``config``: more fields of :class:`Config`; per-client limits are off
+    unless ``clients`` is given, as one test client plays every seat)."""
+    config.setdefault("clients", ClientLimits(games_per_minute=0, watches_per_client=0))
     server = await start(
         Config(
             host="127.0.0.1",
@@ -50,6 +55,7 @@ async def running(
             database=DATABASE[0],
             limits=limits or Limits(),
             bots=bots or BotConfig(strong_budget=0.05),
+            **config,
         )
     )
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
