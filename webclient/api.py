@@ -234,13 +234,13 @@ def watch_game(game: str) -> Response:
     except UpstreamError as error:
         return _refused(error)
     except Refused as refused:
-        error = UpstreamError(
+        full = UpstreamError(
             "UNAVAILABLE" if refused.status == 503 else "RESOURCE_EXHAUSTED",
             refused.message,
             refused.reason,
             {"limit": str(refused.limit)},
         )
-        answer = _refused(error)
+        answer = _refused(full)
         answer.headers["Retry-After"] = "5"
         return answer
     try:

@@ -7,14 +7,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Flask, Response, jsonify, render_template, request
+from flask import Flask, Response, abort, jsonify, render_template, request
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from werkzeug.exceptions import HTTPException
 
 from webclient import i18n
 from webclient.api import api
 from webclient.feeds import FeedHub
-from webclient.limits import MAX_BODY, GatewayReason, StreamLimits
+from webclient.limits import GAME_ID, MAX_BODY, GatewayReason, StreamLimits
 from webclient.metrics import GatewayMetrics
 from webclient.upstream import Upstream, UpstreamError
 
@@ -132,10 +132,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         code = error.code or 400
         reason = _HTTP_REASON.get(code, GatewayReason.INVALID_REQUEST)
         metadata = {"limit": str(app.config["MAX_CONTENT_LENGTH"])} if code == 413 else {}
-        answer = UpstreamError("INVALID_ARGUMENT", error.description or reason, reason, metadata)
-        response = refusal(answer)
-        response.status_code = code if 400 <= code < 500 else 400
-        return response
+        status = "NOT_FOUND" if code == 404 else "INVALID_ARGUMENT"
+        http = code if 400 <= code < 500 else 400
+        return refusal(UpstreamError(status, error.description or reason, reason, metadata, http))
 
     @app.errorhandler(Exception)
     def failed(error: Exception) -> Response:
@@ -171,12 +170,16 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     @app.get("/games/<game>")
     def game(game: str) -> str:
+        if not GAME_ID.fullmatch(game):
+            abort(404)
         return render_template("game.html", page="game", game=game)
 
     @app.get("/embed/games/<game>")
     def embed(game: str) -> str:
         """The board alone, for an <iframe>: ``?lang=``, ``?seat=<colour>`` to play a
         seat whose token the host posts, ``?origin=`` the host page's origin."""
+        if not GAME_ID.fullmatch(game):
+            abort(404)
         seat = request.args.get("seat", "").lower()
         return render_template(
             "embed.html",

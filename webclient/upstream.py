@@ -54,11 +54,13 @@ class UpstreamError(Exception):
     message: str
     reason: str = NO_REASON
     metadata: dict[str, str] = field(default_factory=dict)
+    #: The HTTP status, where the gRPC status does not say it (405, 413).
+    http: int | None = None
 
     @property
     def http_status(self) -> int:
         """The HTTP status the JSON API answers with."""
-        return HTTP_STATUS.get(self.status, 500)
+        return self.http or HTTP_STATUS.get(self.status, 500)
 
     def to_json(self) -> dict[str, Any]:
         """The error body of the JSON API."""
