@@ -31,6 +31,16 @@ COLOURS = [
     N_("colour.unspecified"),
 ]
 
+PLAYERS = [
+    N_("player.yellow"),
+    N_("player.orange"),
+    N_("player.red"),
+    N_("player.green"),
+    N_("player.blue"),
+    N_("player.purple"),
+    N_("player.unspecified"),
+]
+
 DIRECTIONS = [N_("dir.0"), N_("dir.1"), N_("dir.2"), N_("dir.3"), N_("dir.4"), N_("dir.5")]
 
 CONNECTION = [
@@ -84,6 +94,9 @@ ERRORS = [
 ]
 
 EVENTS = [
+    N_("log.action_taken_back"),
+    N_("log.sea_crossed_free"),
+    N_("log.seat_joined_unnamed"),
     N_("log.ships_placed.settle"),
     N_("log.ships_placed.setup"),
     N_("log.ships_placed.single"),
@@ -92,6 +105,8 @@ EVENTS = [
     Np_("log.ships_placed.unspecified", "log.ships_placed.unspecified"),
     Np_("log.emigrated", "log.emigrated"),
     Np_("log.landed", "log.landed"),
+    Np_("log.sea_crossed", "log.sea_crossed"),
+    Np_("log.voyage_failed", "log.voyage_failed"),
     Np_("log.settlement_started", "log.settlement_started"),
     Np_("log.stranded", "log.stranded"),
 ]
@@ -99,8 +114,45 @@ EVENTS = [
 COUNTED = [
     Np_("board.points", "board.points"),
     Np_("decision.more", "decision.more"),
+    Np_("decision.options", "decision.options"),
+    Np_("howto.diagram_voyage", "howto.diagram_voyage"),
     Np_("lobby.seats_taken", "lobby.seats_taken"),
+    Np_("stack.island_tiles", "stack.island_tiles"),
+    Np_("stack.sea_tiles", "stack.sea_tiles"),
+    Np_("text.count_colour", "text.count_colour"),
 ]
+
+#: Every placeholder the catalogs use, by what the client puts there. A number of
+#: things is always ``count``, in a message with plural forms; every other number
+#: is a label ("beach 2", "danger 3", "Island tiles: 5"), never followed by a noun.
+NUMBER_PLACEHOLDERS = frozenset(
+    {"count", "taken", "beach", "danger", "points", "q", "r", "island_tiles", "sea_tiles"}
+)
+TEXT_PLACEHOLDERS = frozenset(
+    {
+        "arrangement",
+        "beaches",
+        "colour",
+        "first",
+        "second",
+        "direction",
+        "from",
+        "island",
+        "islands",
+        "name",
+        "option",
+        "owner",
+        "player",
+        "reason",
+        "seas",
+        "ships",
+        "tile",
+        "tiles",
+    }
+)
+
+#: Captions of the "How to play" diagrams (howto.js fills them from static/howto.json).
+DIAGRAMS = [N_("howto.diagram_start"), N_("howto.diagram_landing")]
 
 STATES = [N_("state.open"), N_("state.active"), N_("state.finished"), N_("state.unspecified")]
 
@@ -136,5 +188,8 @@ TILES = [
     N_("tile.tubuai"),
     N_("tile.tuvalu"),
 ]
+
+#: Two sentences in a row (a landing, then the ships that went home).
+SENTENCES = [N_("text.sentences")]
 
 BOTS = [N_("bot.random"), N_("bot.greedy"), N_("bot.strong")]

@@ -8,7 +8,7 @@ import {
 } from "./geometry.js";
 import { el, shipPath, colourName, FILL } from "./ships.js";
 import { t, td, tn } from "./i18n.js";
-import { tileName } from "./text.js";
+import { player, tileName } from "./text.js";
 
 const hexOf = (h) => [h?.q ?? 0, h?.r ?? 0];
 
@@ -153,7 +153,7 @@ export class Board {
     el("path", { d: "M-16,-12h32v9q0,16-16,21q-16,-5-16,-21z", fill: FILL[colour], class: "mask" }, g);
     shipPath(colour, 0, 0, 5, g, { class: "mask-mark" });
     const title = el("title", {}, g);
-    title.textContent = t("board.royal", { player: td(`colour.${colour}`) });
+    title.textContent = t("board.royal", { player: player(royal.colour) });
   }
 
   drawGroup(decision) {
@@ -187,7 +187,7 @@ export class Board {
         node = type === "island"
           ? el("circle", { cx: c.x, cy: c.y - 4, r: SIZE * 0.2, class: "target target-island" })
           : el("path", {
-            d: `M${c.x - 14},${c.y + 20}l4,-14l10,8l10,-8l4,14z`,
+            d: `M${c.x - 16},${c.y + 18}h32v9q0,16-16,21q-16,-5-16,-21z`, // the royal mask's outline
             class: "target target-royal",
           });
       } else if (type === "jetty") {

@@ -5,12 +5,12 @@ import { call, seats, profile, requestId } from "./api.js";
 import { Board } from "./board.js";
 import { Picker } from "./choices.js";
 import { h } from "./dom.js";
-import { t, td, tn } from "./i18n.js";
+import { t, td, tn, list } from "./i18n.js";
 import { colourName, swatch } from "./ships.js";
 import { tile } from "./geometry.js";
 import {
   botLabel, botLevel, colour as colourText, decisionPrompt, describeOption, entryLines, errorText, isBot,
-  leftOver, tileName,
+  leftOver, player, setPlayers, tileName,
 } from "./text.js";
 
 const LOG_LIMIT = 400;
@@ -105,6 +105,7 @@ export class GamePage {
     const sequence = Number(snapshot.sequence);
     if (this.sequence !== null && sequence < this.sequence) return;
     this.snapshot = snapshot;
+    setPlayers(snapshot.game?.seats);
     this.sequence = sequence;
     this.picker = null;
     this.schedule();
@@ -114,6 +115,7 @@ export class GamePage {
     const sequence = Number(data.sequence);
     if (this.sequence !== null && sequence <= this.sequence) return;
     const view = data.snapshot?.view ?? this.view;
+    if (data.snapshot) setPlayers(data.snapshot.game?.seats);
     for (const line of entryLines(data.entry, view)) this.logLines.push({ sequence, line });
     if (data.entry.action_applied) this.pendingEvents.push(data.entry.action_applied.events ?? []);
     if (data.snapshot) {
@@ -259,7 +261,7 @@ export class GamePage {
     if (state === "open") line = t("status.open");
     else if (state === "finished") line = t("status.finished");
     else if (this.mine()) line = t("status.your_turn");
-    else line = t("status.waiting_for", { player: colourText(view.decision.player) });
+    else line = t("status.waiting_for", { player: player(view.decision.player) });
     return h("section", { class: "card status-card", testid: "status" },
       h("h1", {}, game.settings?.display_name || t("game.title")),
       h("p", {}, who),
@@ -370,10 +372,10 @@ export class GamePage {
       .sort((a, b) => b.points - a.points || tileName(a.id).localeCompare(tileName(b.id)));
     return h("section", { class: "card", testid: "deck" },
       h("h2", {}, t("deck.title")),
-      h("p", {}, t("deck.counts", { island: view.stack?.island ?? 0, sea: view.stack?.sea ?? 0 })),
+      h("p", {}, t("deck.counts", { island_tiles: view.stack?.island ?? 0, sea_tiles: view.stack?.sea ?? 0 })),
       h("ul", { class: "deck-list" }, ...islands.map((x) => h("li", { "data-tile": x.id },
         t("deck.island", { name: tileName(x.id), points: x.points })))),
-      view.removed?.length ? h("p", { class: "muted" }, t("deck.removed", { tiles: view.removed.map(tileName).join(", ") })) : null);
+      view.removed?.length ? h("p", { class: "muted" }, t("deck.removed", { tiles: list(view.removed.map(tileName)) })) : null);
   }
 
   renderRanking(view) {
