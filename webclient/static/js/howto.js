@@ -82,6 +82,10 @@ function drawRoute(board, diagram) {
   }, g);
   const end = points[points.length - 1];
   el("circle", { cx: end.x, cy: end.y, r: 9, fill: "#1b2631", opacity: 0.8 }, g);
+  // The danger numbers stay readable on top of the route.
+  for (const mark of board.layers.tiles.querySelectorAll(".danger, .danger-number")) {
+    layer.append(mark.cloneNode(true));
+  }
 }
 
 // The caption's names and numbers, from the drawn position.
