@@ -99,7 +99,10 @@ def test_a_restart_reads_no_stored_game(tmp_path: Path) -> None:
             assert server.registry.loads == 1
             record = await stub.GetGameRecord(spb.GetGameRecordRequest(name=finished[0]))
             assert Game.from_record(json.loads(record.record_json)).over
-            assert server.registry.loads == 2
+            # A finished game is answered from the store and not kept.
+            watched = [m async for m in stub.WatchGame(spb.WatchGameRequest(name=finished[0]))]
+            assert watched[0].snapshot.game.state == pb.GAME_STATE_FINISHED
+            assert server.registry.loads == 3 and len(server.registry) == 1
 
     asyncio.run(main())
 
