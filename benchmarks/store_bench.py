@@ -117,6 +117,7 @@ def _rows(
             t["state"],
             len(entries),
             0,
+            SEATS,
             dumps(t["seat_info"]),
             None if t["result"] is None else dumps(t["result"]),
             None,
@@ -137,7 +138,8 @@ def fill_sqlite(path: Path, finished: int, live: int) -> dict[str, Any]:
     for game, entries, tokens in _rows(finished, live):
         conn.execute(
             "INSERT INTO games (id, ordinal, seats, stack, settings, created, state, sequence,"
-            " open_seats, seat_info, result, attention) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            " open_seats, people, seat_info, result, attention)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
             game,
         )
         conn.executemany("INSERT INTO entries (game, seq, kind, body) VALUES (?,?,?,?)", entries)
@@ -161,7 +163,7 @@ def fill_postgres(url: str, finished: int, live: int) -> dict[str, Any]:
             with (
                 cur.copy(
                     "COPY games (id, ordinal, seats, stack, settings, created, state, sequence,"
-                    " open_seats, seat_info, result, attention) FROM STDIN"
+                    " open_seats, people, seat_info, result, attention) FROM STDIN"
                 ) as games,
             ):
                 rows = list(_rows(finished, live))
