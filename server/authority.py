@@ -264,11 +264,12 @@ class Authority:
         publish = publish or self._apply(entry)
         kind, body = log_entries.stored(entry)
         stored = Entry(self.sequence + 1, kind, body)
+        summary = self.summary(stored.sequence)
+        # An action changes no seat, and the game's state only when it ends it.
+        summary.changed = not isinstance(entry, Acted) or self.state == FINISHED
         self.writing = stored.sequence
         try:
-            await self._store.append(
-                self.id, stored, self.summary(stored.sequence), self._token_change, self.epoch
-            )
+            await self._store.append(self.id, stored, summary, self._token_change, self.epoch)
         except BaseException:
             self.break_off()
             raise

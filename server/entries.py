@@ -7,10 +7,8 @@ types.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
-
-from engine import canonical
 
 
 @dataclass(frozen=True)
@@ -66,8 +64,8 @@ _KIND_OF: dict[type[LogEntry], str] = {v: k for k, v in KINDS.items()}
 
 
 def stored(entry: LogEntry) -> tuple[str, dict[str, Any]]:
-    """The kind and JSON body an entry is stored as."""
-    return _KIND_OF[type(entry)], asdict(entry)
+    """The kind and JSON body an entry is stored as (its fields; values not copied)."""
+    return _KIND_OF[type(entry)], dict(vars(entry))
 
 
 def parse(kind: str, body: dict[str, Any]) -> LogEntry:
@@ -81,7 +79,8 @@ def parse(kind: str, body: dict[str, Any]) -> LogEntry:
     return entry
 
 
-#: Actions by canonical JSON: one object for equal actions of every game in memory.
+#: Actions by their text: one object for equal actions of every game in memory. (An
+#: action's keys come in one order, the engine's, whether built or read back.)
 _ACTIONS: dict[str, Any] = {}
 _ACTIONS_MAX = 200_000
 
@@ -93,7 +92,7 @@ def shared(action: Any) -> Any:
     in nine is one no earlier game made), and a game in memory keeps every
     action it applied, so sharing them saves most of that memory.
     """
-    key = canonical(action)
+    key = repr(action)
     found = _ACTIONS.get(key)
     if found is None:
         if len(_ACTIONS) >= _ACTIONS_MAX:

@@ -60,6 +60,9 @@ class Summary:
     #: When the server must act on the game by itself (seconds since the epoch):
     #: a bot's decision is due now, a turn clock runs out then. None: nothing to do.
     attention: float | None = None
+    #: Whether the state, seats or result may differ from the last summary written
+    #: (False: only ``sequence`` and ``attention`` moved, a store may write just those).
+    changed: bool = True
 
     @property
     def open_seats(self) -> int:

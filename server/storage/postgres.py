@@ -101,8 +101,11 @@ CREATE OR REPLACE FUNCTION tongiaki_append(
     res text, att double precision, added text[], removed text[]
 ) RETURNS boolean LANGUAGE plpgsql AS $$
 BEGIN
-    UPDATE games SET sequence = s, state = st, open_seats = os, people = ppl, seat_info = si,
-                     result = res, attention = att
+    -- A null state: only the sequence and the attention time moved.
+    UPDATE games SET sequence = s, attention = att,
+                     state = coalesce(st, state), open_seats = coalesce(os, open_seats),
+                     people = coalesce(ppl, people), seat_info = coalesce(si, seat_info),
+                     result = CASE WHEN st IS NULL THEN result ELSE res END
      WHERE id = g AND sequence = s - 1 AND epoch = e
        AND EXISTS (SELECT 1 FROM nodes n
                     WHERE n.id = games.owner AND n.lease_until > clock_timestamp());
@@ -347,11 +350,17 @@ class PostgresStore(Store):
                 entry.kind,
                 dumps(entry.body),
                 epoch,
-                summary.state,
-                summary.open_seats,
-                summary.people,
-                dumps(summary.seats),
-                None if summary.result is None else dumps(summary.result),
+                *(
+                    (
+                        summary.state,
+                        summary.open_seats,
+                        summary.people,
+                        dumps(summary.seats),
+                        None if summary.result is None else dumps(summary.result),
+                    )
+                    if summary.changed
+                    else (None, None, None, None, None)
+                ),
                 summary.attention,
                 list(tokens.added),
                 list(tokens.removed),

@@ -1,8 +1,8 @@
 """The embedded store: one SQLite database with group commit.
 
 Writes go to one writer thread that commits everything queued since its last
-commit in one transaction (each write in a savepoint of its own, so a refused
-append fails alone), so many games share one fsync. A write's future completes
+commit in one transaction (a refused append fails alone), so many games share
+one fsync. A write's future completes
 only after its transaction committed.
 
 Durability: WAL mode. ``synchronous=FULL`` (the default) fsyncs the WAL at
@@ -90,7 +90,8 @@ SYNCHRONOUS = ("FULL", "NORMAL")
 
 _COLUMNS = "id, ordinal, seats, stack, settings, created, state, sequence, seat_info, result"
 
-#: One write: statements run in a savepoint of the group's transaction.
+#: One write: statements run in the group's transaction; one that is refused must
+#: fail on its first statement.
 Work = Callable[[sqlite3.Connection], None]
 
 
@@ -240,14 +241,18 @@ class SqliteStore(Store):
     ) -> asyncio.Future[None]:
         """Write one entry and the summary after it (``epoch`` is unused: one writer)."""
         body = dumps(entry.body)
-        params = (*_summary_params(summary), game, entry.sequence - 1)
+        if summary.changed:
+            sql = (
+                "UPDATE games SET state = ?, sequence = ?, open_seats = ?, people = ?,"
+                " seat_info = ?, result = ?, attention = ? WHERE id = ? AND sequence = ?"
+            )
+            params = (*_summary_params(summary), game, entry.sequence - 1)
+        else:
+            sql = "UPDATE games SET sequence = ?, attention = ? WHERE id = ? AND sequence = ?"
+            params = (summary.sequence, summary.attention, game, entry.sequence - 1)
 
         def work(conn: sqlite3.Connection) -> None:
-            moved = conn.execute(
-                "UPDATE games SET state = ?, sequence = ?, open_seats = ?, people = ?,"
-                " seat_info = ?, result = ?, attention = ? WHERE id = ? AND sequence = ?",
-                params,
-            ).rowcount
+            moved = conn.execute(sql, params).rowcount
             if moved != 1:
                 raise Conflict(game, entry.sequence, "not the next entry")
             conn.execute(
@@ -394,15 +399,15 @@ class SqliteStore(Store):
         try:
             conn.execute("BEGIN")
             for work, _ in batch:
-                conn.execute("SAVEPOINT write")
+                # A refused write fails on its first statement, before it changed
+                # anything (SQLite undoes a failed statement alone), so the others
+                # commit without it.
                 try:
                     work(conn)
                 except (Conflict, sqlite3.IntegrityError) as refused:
-                    conn.execute("ROLLBACK TO write")
                     outcomes.append(refused)
                 else:
                     outcomes.append(None)
-                conn.execute("RELEASE write")
             conn.execute("COMMIT")
             self.commits += 1
             self.writes += len(batch)
