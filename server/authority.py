@@ -1,68 +1,75 @@
-"""The authority of one game: seats, the engine state, the log and its watchers.
+"""The authority of one game: its seats, the engine state, its log and its watchers.
 
-All changes to a game go through one lock, in this order: check, apply to the
-engine (checked), write the log entry durably, then publish it. Readers take
-the same lock, so nobody ever sees a state whose entry is not yet durable. The
-critical sections run as tasks of their own, so a client hanging up mid-write
-cannot leave memory and disk apart.
+All changes to a game go through one lock, in this order: check, apply in
+memory, write the log entry (and the game's summary) durably, then publish
+it. Readers take the same lock, so nobody ever sees a state whose entry is not
+yet durable. The critical sections run as tasks of their own, so a client
+hanging up mid-write cannot leave memory and disk apart. If a write fails the
+authority is *broken*: it stops, ends its watches (they resume elsewhere) and
+the registry rebuilds the game from the store on the next request.
+
+An authority is the game's *owner* (it writes, and its bots and turn clock
+run) or a *follower*: a copy on another node that applies the entries the
+owner wrote, read from the store, so that any node serves watches and reads.
+
+It speaks no protobuf: entries are typed (server.entries), the codec
+(server.convert) encodes each once as the frame every watcher shares.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
-import secrets
+import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
-
-from google.protobuf.timestamp_pb2 import Timestamp
+from typing import Any, NamedTuple, TypeVar
 
 from engine import ActionError, Game
 from server import convert
-from server.botseats import LEVEL, REASON, BotRunner, Job, seed_of, think, turn_decisions
+from server import entries as log_entries
+from server.autoplay import Autoplay
+from server.botseats import BotRunner, turn_decisions
+from server.entries import Acted, Joined, Left, LogEntry, Started, TakenOver
 from server.errors import ServerReason, ServiceError
 from server.fanout import End, Hub, Watcher
-from server.gen.tongiaki.v1 import game_pb2 as pb
-from server.gen.tongiaki.v1 import game_service_pb2 as spb
-from server.store import Store, StoredGame
+from server.seats import Seats, hash_token, new_token
+from server.storage.base import ACTIVE, FINISHED, OPEN, Entry, Store, Stored, Summary, Tokens
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-OPEN, ACTIVE, FINISHED = pb.GAME_STATE_OPEN, pb.GAME_STATE_ACTIVE, pb.GAME_STATE_FINISHED
+#: What applying an entry in memory returns: publishing it, which returns its frame.
+Publish = Callable[[], bytes]
 
-#: Encoded tags: LogEntry.sequence, LogEntry.action_applied, WatchGameResponse.entries
-#: and SubmitActionResponse.entry (the last two hold the same LogEntry encoding).
-_SEQUENCE_TAG = convert.varint(pb.LogEntry.DESCRIPTOR.fields_by_name["sequence"].number << 3)
-_ACTION_APPLIED = pb.LogEntry.DESCRIPTOR.fields_by_name["action_applied"].number
-_DECISION = pb.ActionApplied.DESCRIPTOR.fields_by_name["decision"].number
-_FRAME_TAG = convert.varint(
-    spb.WatchGameResponse.DESCRIPTOR.fields_by_name["entries"].number << 3 | 2
-)
-_REPLY_TAG = convert.varint(
-    spb.SubmitActionResponse.DESCRIPTOR.fields_by_name["entry"].number << 3 | 2
-)
+#: A frame and the seat that submitted its entry (its own watches may leave it out).
+Frame = tuple[bytes, str | None]
 
 
 @dataclass(frozen=True)
 class Limits:
     """Per-game memory and buffering limits."""
 
-    #: How many recent entries a resuming watcher can be sent instead of a snapshot.
-    resume_window: int = 256
+    #: How many recent entries a resuming watcher is sent from memory (older
+    #: ones are read back from the store).
+    resume_window: int = 32
     #: How many frames may wait for one watcher before it is cut off.
     watch_buffer: int = 64
     #: How many recent request ids per game are remembered for safe retries.
-    request_ids: int = 256
+    request_ids: int = 32
+    #: How many entries a resuming watcher is sent from the store when memory no
+    #: longer holds them; a watcher further behind gets a snapshot.
+    replay_from_store: int = 4096
 
 
-def hash_token(token: str) -> str:
-    """The stored form of a seat token (only hashes are kept)."""
-    return hashlib.sha256(token.encode()).hexdigest()
+class PublicRecord(NamedTuple):
+    """What a seat may know of the game: seats, actions and the tiles drawn so far."""
+
+    seats: tuple[str, ...]
+    actions: tuple[Any, ...]
+    drawn: tuple[str, ...]
 
 
 class Authority:
@@ -70,94 +77,101 @@ class Authority:
 
     def __init__(
         self,
-        stored: StoredGame,
+        stored: Stored,
         store: Store,
         limits: Limits,
-        token_index: dict[str, str],
+        *,
         runner: BotRunner | None = None,
+        owner: bool = True,
+        keep_after: int | None = None,
     ) -> None:
-        self.id = stored.id
-        self.name = "games/" + stored.id
-        self.ordinal = stored.ordinal
-        self.seats: list[str] = list(stored.seats)
-        self.settings = dict(stored.settings)
-        self.created = stored.created
-        self.state: pb.GameState.ValueType = OPEN
+        """Rebuild the game from ``stored``; frames are kept for the entries after
+        ``keep_after`` (default: the last ``limits.resume_window``)."""
+        self.setup = stored.setup
+        self.id = self.setup.id
+        self.name = "games/" + self.id
+        self.settings = dict(self.setup.settings)
+        self.seats = Seats(self.setup.seats, self.settings.get("bots", {}))
+        self.state = OPEN
         self.sequence = 0
         self.game: Game | None = None
-        self._stack = list(stored.stack)
+        #: The owner's epoch this authority writes with (owners only).
+        self.epoch = stored.epoch
+        self.owner = owner
+        #: Set when a write failed: the game must be rebuilt from the store.
+        self.broken = False
+        #: The sequence of the entry being written now (0: none).
+        self.writing = 0
+        #: When the game was last asked for (monotonic seconds), for eviction.
+        self.used = time.monotonic()
+        #: When the pending person's turn clock runs out, if it was stored (epoch seconds).
+        self.deadline: float | None = stored.summary.attention
         self._store = store
         self._limits = limits
-        self._tokens: dict[str, str] = {}  # colour -> token hash
-        self._names: dict[str, str] = {}  # colour -> display name
-        self._token_index = token_index  # token hash -> game id, shared by all games
         self._frames: list[bytes] = []  # encoded entries, the last resume_window of them
         self._owners: list[str | None] = []  # the seat that submitted each of them, if any
-        self._first_frame = 1  # sequence of self._frames[0]
-        self._requests: OrderedDict[tuple[str, str], bytes] = OrderedDict()  # -> reply
+        self._requests: OrderedDict[tuple[str, str], bytes] = OrderedDict()  # -> its frame
         self._lock = asyncio.Lock()
         self.hub = Hub(limits.watch_buffer)
-        self._runner = runner
-        self._bots: dict[str, str] = dict(self.settings.get("bots", {}))  # colour -> level
-        self._takeover: dict[str, str] = {}  # colour -> why a bot took it over
         self._drawn: list[str] = []  # tiles of every tile_placed event, in order
-        self._bot_task: asyncio.Future[None] | None = None
-        self._timer: asyncio.TimerHandle | None = None
-        self._timer_at = -1  # the sequence the turn clock runs for
-        self._tasks: set[asyncio.Future[Any]] = set()
-        self._stopped = False
-        #: Bot decisions accepted, and refused (a refusal would be a bug).
-        self.bot_moves = 0
-        self.bot_refusals = 0
-        for _, kind, body in stored.entries:
-            self._replay(kind, body)
+        self._token_change = Tokens()  # what the entry applied last did to seat tokens
+        self.autoplay = Autoplay(self, runner) if runner is not None else None
+        last = stored.entries[-1].sequence if stored.entries else 0
+        keep = max(0, last - limits.resume_window) if keep_after is None else keep_after
+        self._first_frame = keep + 1  # sequence of self._frames[0]
+        for entry in stored.entries:
+            publish = self._apply(log_entries.parse(entry.kind, entry.body))
+            if entry.sequence > keep:
+                publish()
+            else:  # history before the window: no frame to build
+                self.sequence += 1
 
     # ------------------------------------------------------------ reading
 
-    def game_proto(self) -> pb.Game:
-        """The game resource."""
-        created = Timestamp()
-        created.FromNanoseconds(int(self.created * 1e9))
-        return pb.Game(
-            name=self.name,
+    def summary(self, sequence: int | None = None, now: float | None = None) -> Summary:
+        """The game's summary as stored beside its log (at ``sequence``, default the last)."""
+        return Summary(
             state=self.state,
-            sequence=self.sequence,
-            create_time=created,
-            settings=settings_proto(self.settings),
-            seats=[
-                pb.Seat(
-                    colour=convert.COLOUR[c],
-                    occupied=c in self._tokens or c in self._bots,
-                    display_name=self._names.get(c, ""),
-                    bot=LEVEL[self._bots[c]] if c in self._bots else pb.BOT_LEVEL_UNSPECIFIED,
-                    takeover=REASON[self._takeover[c]]
-                    if c in self._takeover
-                    else pb.TAKEOVER_REASON_UNSPECIFIED,
-                )
-                for c in self.seats
-            ],
+            sequence=self.sequence if sequence is None else sequence,
+            seats=self.seats.summary(),
+            result=self.game.result if self.game is not None and self.game.over else None,
+            attention=self._attention(time.time() if now is None else now),
         )
 
-    def _taken(self, colour: str) -> bool:
-        return colour in self._tokens or colour in self._bots
+    def _attention(self, now: float) -> float | None:
+        """When the server must act on this game by itself (see Summary.attention)."""
+        decision = self.game.decision if self.game is not None and self.state == ACTIVE else None
+        if decision is None:
+            return None
+        if decision.player in self.seats.bots:
+            return now
+        assert self.game is not None
+        most = int(self.settings.get("max_turn_decisions") or 0)
+        if most and turn_decisions(self.game.actions, self.game.decision_kind) >= most:
+            return now
+        timeout = float(self.settings.get("turn_timeout_seconds") or 0)
+        return now + timeout if timeout > 0 else None
+
+    def resource(self) -> Stored:
+        """The game's set-up and summary (what the Game resource shows)."""
+        return Stored(self.setup, self.summary())
 
     def seat_of(self, token_hash: str) -> str | None:
         """The colour whose token has this hash, if any."""
-        for colour, held in self._tokens.items():
-            if secrets.compare_digest(held, token_hash):
-                return colour
-        return None
+        return self.seats.holder(token_hash)
 
-    def _snapshot(self, viewer: str | None) -> pb.GameSnapshot:
-        snapshot = pb.GameSnapshot(sequence=self.sequence, game=self.game_proto())
-        if self.game is not None:
-            snapshot.view.CopyFrom(convert.view_to_proto(self.game.view(viewer)))
-        return snapshot
+    def latest(self, viewer: str | None) -> tuple[Stored, dict[str, Any] | None]:
+        """The game now, and the board as ``viewer`` (None: a spectator) sees it."""
+        return self.resource(), self.game.view(viewer) if self.game is not None else None
 
-    async def snapshot(self, viewer: str | None) -> pb.GameSnapshot:
-        """The game at its last durable entry, as ``viewer`` (None: a spectator) sees it."""
+    async def snapshot(self, viewer: str | None) -> tuple[Stored, dict[str, Any] | None]:
+        """The game at its last durable entry (see :meth:`latest`)."""
         async with self._lock:
-            return self._snapshot(viewer)
+            return self.latest(viewer)
+
+    def window(self) -> list[Frame]:
+        """The frames memory holds, with the seat that submitted each (if any)."""
+        return list(zip(self._frames, self._owners, strict=True))
 
     async def watch(
         self,
@@ -165,14 +179,17 @@ class Authority:
         after: int | None,
         exclude_own: bool = False,
         hold_until_turn: bool = False,
+        older: Callable[[int, int], Awaitable[list[Frame]]] | None = None,
     ) -> tuple[bytes, Watcher | None]:
         """What a new watch sends first, and its watcher (None if nothing more will come).
 
-        Resuming ``after`` a recent sequence replays the entries since; otherwise,
-        or if that is too old, the stream starts with a snapshot. With
-        ``exclude_own``, the entries of actions ``viewer`` submitted are left out;
-        with ``hold_until_turn``, new entries wait until one gives ``viewer``
-        the decision (or half the watch buffer is full, or the watch ends).
+        Resuming ``after`` a sequence replays the entries since (from memory, or
+        through ``older(after, until)`` from the store); otherwise, or if that
+        is too far back, the stream starts with a snapshot. With
+        ``exclude_own``, the entries of actions ``viewer`` submitted are left
+        out; with ``hold_until_turn``, new entries wait until one gives
+        ``viewer`` the decision (or half the watch buffer is full, or the watch
+        ends).
         """
         skip = viewer if exclude_own else None
         async with self._lock:
@@ -182,20 +199,21 @@ class Authority:
                     f"after_sequence must be 0..{self.sequence}",
                     sequence=self.sequence,
                 )
+            replay: list[Frame] | None = None
             if after is not None and after + 1 >= self._first_frame:
                 start = after + 1 - self._first_frame
-                first = b"".join(
-                    frame
-                    for frame, owner in zip(self._frames[start:], self._owners[start:], strict=True)
-                    if skip is None or owner != skip
-                )
-                if not first:
-                    first = spb.WatchGameResponse(
-                        sequence=self.sequence, caught_up=True
-                    ).SerializeToString()
+                replay = self.window()[start:]
+            elif (
+                after is not None
+                and older is not None
+                and self.sequence - after <= self._limits.replay_from_store
+            ):
+                replay = [*await older(after, self._first_frame - 1), *self.window()]
+            if replay is not None:
+                first = b"".join(frame for frame, owner in replay if skip is None or owner != skip)
+                first = first or convert.caught_up(self.sequence)
             else:
-                snapshot = self._snapshot(viewer)
-                first = spb.WatchGameResponse(snapshot=snapshot).SerializeToString()
+                first = convert.watch_snapshot(*self.latest(viewer))
             if self.state == FINISHED:
                 return first, None
             hold_for = viewer if hold_until_turn else None
@@ -209,24 +227,62 @@ class Authority:
             )
         return self.game.record()
 
+    async def pending_bot(self) -> tuple[int, str, str, PublicRecord] | None:
+        """The decision a bot seat is to take now: sequence, seat, level, what it may know."""
+        async with self._lock:
+            engine = self.game
+            if engine is None or self.state != ACTIVE or engine.decision is None:
+                return None
+            player = engine.decision.player
+            level = self.seats.bots.get(player)
+            if level is None or not self.owner or self.broken:
+                return None
+            record = PublicRecord(
+                tuple(self.seats.colours), tuple(engine.actions), tuple(self._drawn)
+            )
+            return self.sequence, player, level, record
+
     # ------------------------------------------------------------ changing
 
     async def _exclusive(self, change: Callable[[], Awaitable[T]]) -> T:
         async def locked() -> T:
             async with self._lock:
+                if self.broken or not self.owner:
+                    raise ServiceError(
+                        ServerReason.GAME_MOVED, "the game moved; retry", name=self.name
+                    )
                 try:
                     return await change()
                 finally:
-                    self._schedule()
+                    self.deadline = None  # a stored deadline holds only until the next change
+                    self._after_change()
 
         return await asyncio.shield(asyncio.ensure_future(locked()))
+
+    async def _commit(self, entry: LogEntry, publish: Publish | None = None) -> bytes:
+        """Apply ``entry`` in memory (unless already), write it durably, publish it."""
+        publish = publish or self._apply(entry)
+        kind, body = log_entries.stored(entry)
+        stored = Entry(self.sequence + 1, kind, body)
+        summary = self.summary(stored.sequence)
+        # An action changes no seat, and the game's state only when it ends it.
+        summary.changed = not isinstance(entry, Acted) or self.state == FINISHED
+        self.writing = stored.sequence
+        try:
+            await self._store.append(self.id, stored, summary, self._token_change, self.epoch)
+        except BaseException:
+            self.break_off()
+            raise
+        finally:
+            self.writing = 0
+        return publish()
 
     async def join(self, colour: str | None, display_name: str) -> tuple[str, str]:
         """Take a seat (``colour``, or the first open one); returns it and its secret token."""
 
         async def change() -> tuple[str, str]:
-            open_seats = [c for c in self.seats if not self._taken(c)]
-            if colour is not None and colour not in self.seats:
+            open_seats = self.seats.open()
+            if colour is not None and colour not in self.seats.colours:
                 raise ServiceError(
                     ServerReason.NO_SUCH_SEAT, f"{colour} is no seat of this game", colour=colour
                 )
@@ -235,16 +291,10 @@ class Authority:
             if colour is not None and colour not in open_seats:
                 raise ServiceError(ServerReason.SEAT_TAKEN, f"{colour} is taken", colour=colour)
             seat = colour or open_seats[0]
-            token = secrets.token_urlsafe(24)
-            await self._append(
-                "joined", {"colour": seat, "token": hash_token(token), "name": display_name}
-            )
-            if (
-                self.settings.get("auto_start")
-                and self.state == OPEN
-                and all(self._taken(c) for c in self.seats)
-            ):
-                await self._append("started", {})
+            token = new_token()
+            await self._commit(Joined(seat, hash_token(token), display_name))
+            if self.settings.get("auto_start") and self.state == OPEN and not self.seats.open():
+                await self._commit(Started())
             return seat, token
 
         return await self._exclusive(change)
@@ -253,10 +303,10 @@ class Authority:
         """Give up ``colour``'s seat: its token stops working, the seat is open again."""
 
         async def change() -> None:
-            await self._append("left", {"colour": colour})
+            await self._commit(Left(colour))
             level = self.settings.get("leave_bot")
             if level and self.state == ACTIVE:
-                await self._append("takeover", {"colour": colour, "level": level, "reason": "left"})
+                await self._commit(TakenOver(colour, level, "left"))
 
         await self._exclusive(change)
 
@@ -266,10 +316,10 @@ class Authority:
         async def change() -> None:
             if self.state != OPEN:
                 raise ServiceError(ServerReason.GAME_ALREADY_STARTED, "the game has started")
-            missing = [c for c in self.seats if not self._taken(c)]
+            missing = self.seats.open()
             if missing:
                 raise ServiceError(ServerReason.SEATS_OPEN, "seats are open", seats=missing)
-            await self._append("started", {})
+            await self._commit(Started())
 
         await self._exclusive(change)
 
@@ -277,8 +327,23 @@ class Authority:
         """Start a new game whose seats are all bots (nobody else could start it)."""
 
         async def change() -> None:
-            if self.state == OPEN and all(c in self._bots for c in self.seats):
-                await self._append("started", {})
+            if self.state == OPEN and all(c in self.seats.bots for c in self.seats.colours):
+                await self._commit(Started())
+
+        await self._exclusive(change)
+
+    async def take_over(self, sequence: int, player: str, reason: str) -> None:
+        """Let a bot take ``player``'s seat if its decision at ``sequence`` is still pending."""
+
+        async def change() -> None:
+            if self.sequence != sequence or self.state != ACTIVE:
+                return
+            decision = self.game.decision if self.game is not None else None
+            if decision is None or decision.player != player or player in self.seats.bots:
+                return
+            level = self.settings.get("timeout_bot") or "random"
+            await self._commit(TakenOver(player, level, reason))
+            log.info("seat taken over", extra={"game": self.id, "colour": player, "why": reason})
 
         await self._exclusive(change)
 
@@ -293,7 +358,7 @@ class Authority:
         async def change() -> bytes:
             done = self._requests.get((colour, request_id)) if request_id else None
             if done is not None:
-                return done
+                return convert.reply_of(done)
             if self.game is None:
                 raise ServiceError(ServerReason.GAME_NOT_STARTED, "the game has not started")
             if sequence != self.sequence:
@@ -306,265 +371,125 @@ class Authority:
                 events = self.game.apply(action, colour)
             except ActionError as error:
                 raise ServiceError.from_engine(error) from None
-            body = {"player": colour, "action": self.game.actions[-1], "request": request_id}
-            future = self._store.append(self.id, self.sequence + 1, "action", body)
-            try:
-                await future
-            except BaseException:
-                self._rebuild()
-                raise
-            return self._applied(body, events)
+            # The game keeps the shared object equal to its action (see entries.shared).
+            self.game.actions[-1] = log_entries.shared(self.game.actions[-1])
+            entry = Acted(colour, self.game.actions[-1], request_id)
+            self._token_change = Tokens()
+            frame = await self._commit(entry, self._acted(entry, events))
+            return convert.reply_of(frame)
 
         return await self._exclusive(change)
 
     # ------------------------------------------------------------ the log
 
-    async def _append(self, kind: str, body: dict[str, Any]) -> None:
-        """Write a lobby entry durably, then apply and publish it."""
-        await self._store.append(self.id, self.sequence + 1, kind, body)
-        self._replay(kind, body)
-
-    def _replay(self, kind: str, body: dict[str, Any]) -> None:
-        """Apply a stored (or just stored) entry to memory and publish it."""
-        if kind == "joined":
-            self._tokens[body["colour"]] = body["token"]
-            self._names[body["colour"]] = body["name"]
-            self._token_index[body["token"]] = self.id
-            self._publish(
-                pb.LogEntry(
-                    seat_joined=pb.SeatJoined(
-                        colour=convert.COLOUR[body["colour"]], display_name=body["name"]
-                    )
-                )
-            )
-        elif kind == "left":
-            token = self._tokens.pop(body["colour"], None)
-            self._names.pop(body["colour"], None)
-            self._token_index.pop(token or "", None)
-            self._publish(pb.LogEntry(seat_left=pb.SeatLeft(colour=convert.COLOUR[body["colour"]])))
-        elif kind == "takeover":
-            colour = body["colour"]
-            token = self._tokens.pop(colour, None)
-            self._token_index.pop(token or "", None)
-            self._bots[colour] = body["level"]
-            self._takeover[colour] = body["reason"]
-            self._publish(
-                pb.LogEntry(
-                    seat_taken_over=pb.SeatTakenOver(
-                        colour=convert.COLOUR[colour],
-                        level=LEVEL[body["level"]],
-                        reason=REASON[body["reason"]],
-                    )
-                )
-            )
-        elif kind == "started":
-            self.game = Game.new(self.seats, self._stack)
-            self.state = ACTIVE
-            view = convert.view_to_proto(self.game.view(None))
-            self._publish(pb.LogEntry(game_started=pb.GameStarted(view=view)))
-        elif kind == "action":
+    def _apply(self, entry: LogEntry) -> Publish:
+        """Apply an entry in memory; returns how to publish it (once it is durable)."""
+        self._token_change = Tokens()
+        if isinstance(entry, Acted):
             assert self.game is not None
-            events = self.game.apply_unchecked(body["action"])
-            self._applied(body, events)
-        else:  # pragma: no cover - the server writes no other kind
-            raise ValueError(f"unknown entry kind {kind!r}")
+            return self._acted(entry, self.game.apply_unchecked(entry.action))
+        if isinstance(entry, Joined):
+            self._token_change = self.seats.join(entry.colour, entry.token, entry.name)
+        elif isinstance(entry, Left):
+            self._token_change = self.seats.leave(entry.colour)
+        elif isinstance(entry, TakenOver):
+            self._token_change = self.seats.take_over(entry.colour, entry.level, entry.reason)
+        elif isinstance(entry, Started):
+            self.game = Game.new(self.seats.colours, list(self.setup.stack))
+            self.state = ACTIVE
+            view = self.game.view(None)
+            return lambda: self._publish(convert.frame(self.sequence + 1, entry, view=view))
+        return lambda: self._publish(convert.frame(self.sequence + 1, entry))
 
-    def _applied(self, body: dict[str, Any], events: list[dict[str, Any]]) -> bytes:
-        """Publish an applied action; returns the encoded SubmitActionResponse."""
+    def _acted(self, entry: Acted, events: list[dict[str, Any]]) -> Publish:
+        """Account for an applied action; returns how to publish its entry."""
         assert self.game is not None
         self._drawn.extend(e["tile"] for e in events if e["kind"] == "tile_placed")
         decision = self.game.decision
-        applied = pb.ActionApplied(
-            player=convert.COLOUR[body["player"]],
-            action=convert.action_to_proto(body["action"]),
-            events=convert.events_to_proto(events),
-        ).SerializeToString()
-        if decision is not None:
-            applied += convert.field_bytes(_DECISION, convert.decision_bytes(decision.to_dict()))
-        # A client's action is its seat's own (a bot's, sent without request id, is not).
-        owner = body["player"] if body["request"] else None
-        decider = decision.player if decision is not None else None
-        frame = self._publish_encoded(_ACTION_APPLIED, applied, owner, decider)
-        reply = _REPLY_TAG + frame[len(_FRAME_TAG) :]
-        if body["request"]:  # bots send none: nobody retries their requests
-            self._requests[(body["player"], body["request"])] = reply
-            if len(self._requests) > self._limits.request_ids:
-                self._requests.popitem(last=False)
+        decision_dict = decision.to_dict() if decision is not None else None
         if self.game.over:
             self.state = FINISHED
-            self.hub.close(End.FINISHED)
-            log.info("game finished", extra={"game": self.id, "sequence": self.sequence})
-        return reply
 
-    def _publish(self, entry: pb.LogEntry) -> None:
-        change = entry.WhichOneof("change")
-        assert change is not None
-        self._publish_encoded(
-            pb.LogEntry.DESCRIPTOR.fields_by_name[change].number,
-            getattr(entry, change).SerializeToString(),
-        )
+        def publish() -> bytes:
+            frame = convert.frame(self.sequence + 1, entry, events=events, decision=decision_dict)
+            # A client's action is its seat's own (a bot's, sent without request id, is not).
+            owner = entry.player if entry.request else None
+            decider = decision_dict["player"] if decision_dict is not None else None
+            self._publish(frame, owner, decider)
+            if entry.request:  # bots send none: nobody retries their requests
+                self._requests[(entry.player, entry.request)] = frame
+                if len(self._requests) > self._limits.request_ids:
+                    self._requests.popitem(last=False)
+            if self.state == FINISHED:
+                self.hub.close(End.FINISHED)
+            return frame
 
-    def _publish_encoded(
-        self, change: int, data: bytes, owner: str | None = None, decider: str | None = None
-    ) -> bytes:
-        """Publish the next entry, whose ``change`` field holds ``data``; returns its frame.
+        return publish
 
-        The frame is the encoded ``WatchGameResponse`` of that one entry, built
-        once for every watcher, the resume window and the SubmitAction reply.
+    def _publish(self, frame: bytes, owner: str | None = None, decider: str | None = None) -> bytes:
+        """Publish the next entry's ``frame`` to every watcher and the resume window.
+
         ``owner`` is the seat that submitted it (its watches may leave it out),
         ``decider`` the seat that decides next (watches held until their turn
         wait for it).
         """
         self.sequence += 1
-        entry = _SEQUENCE_TAG + convert.varint(self.sequence) + convert.field_bytes(change, data)
-        frame = _FRAME_TAG + convert.varint(len(entry)) + entry
-        self._frames.append(frame)
-        self._owners.append(owner)
-        if len(self._frames) > self._limits.resume_window:
-            drop = len(self._frames) - self._limits.resume_window
-            del self._frames[:drop]
-            del self._owners[:drop]
-            self._first_frame += drop
+        if self.sequence >= self._first_frame:
+            self._frames.append(frame)
+            self._owners.append(owner)
+            if len(self._frames) > self._limits.resume_window:
+                drop = len(self._frames) - self._limits.resume_window
+                del self._frames[:drop]
+                del self._owners[:drop]
+                self._first_frame += drop
         self.hub.publish(self.sequence, frame, owner, decider)
         return frame
 
-    def _rebuild(self) -> None:
-        """Undo the action whose write failed: replay the durable actions."""
-        assert self.game is not None
-        record = self.game.record()
-        record["actions"] = record["actions"][:-1]
-        self.game = Game.from_record(record, checked=False)
-        log.error("log write failed; game rolled back", extra={"game": self.id})
+    async def follow(self, entries: list[Entry]) -> None:
+        """Apply entries another node wrote (a follower), in order, and publish them."""
+        async with self._lock:
+            for entry in entries:
+                if entry.sequence == self.sequence + 1:
+                    self._apply(log_entries.parse(entry.kind, entry.body))()
 
-    # ------------------------------------------------------------ bots and the clock
+    # ------------------------------------------------------------ bots, clock, life cycle
 
-    def _schedule(self) -> None:
-        """After every change: let a bot move, or run the turn clock of a person's seat."""
-        if self._stopped or self._runner is None:
-            return
-        decision = self.game.decision if self.game is not None and self.state == ACTIVE else None
-        if decision is None:
-            self._stop_clock()
-            return
-        player = decision.player
-        if player in self._bots:
-            self._stop_clock()
-            if self._bot_task is None or self._bot_task.done():
-                self._bot_task = asyncio.ensure_future(self._play_bots())
-            return
-        assert self.game is not None
-        most = int(self.settings.get("max_turn_decisions") or 0)
-        if most and turn_decisions(self.game.actions, self.game.decision_kind) >= most:
-            self._stop_clock()
-            self._take_over(self.sequence, player, "turn_too_long")
-            return
-        timeout = float(self.settings.get("turn_timeout_seconds") or 0)
-        if timeout > 0 and self._timer_at != self.sequence:
-            self._stop_clock()
-            self._timer_at = self.sequence
-            self._timer = asyncio.get_running_loop().call_later(
-                timeout, self._time_out, self.sequence, player
-            )
+    def _after_change(self) -> None:
+        if self.autoplay is not None and self.owner and not self.broken:
+            self.autoplay.after_change()
 
-    def _stop_clock(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        self._timer_at = -1
+    @property
+    def busy(self) -> bool:
+        """Whether this game runs by itself here (a bot thinking, a clock running)."""
+        return self.autoplay is not None and self.autoplay.busy
 
-    def _time_out(self, sequence: int, player: str) -> None:
-        """The clock of ``player``'s decision at ``sequence`` ran out: a bot takes the seat."""
-        self._timer = None
-        self._timer_at = -1
-        self._take_over(sequence, player, "timed_out")
+    @property
+    def bot_moves(self) -> int:
+        """Bot decisions accepted here."""
+        return self.autoplay.bot_moves if self.autoplay is not None else 0
 
-    def _take_over(self, sequence: int, player: str, reason: str) -> None:
-        """Let a bot take ``player``'s seat if its decision at ``sequence`` is still pending."""
+    @property
+    def bot_refusals(self) -> int:
+        """Bot decisions refused here (a refusal would be a bug)."""
+        return self.autoplay.bot_refusals if self.autoplay is not None else 0
 
-        async def change() -> None:
-            if self._stopped or self.sequence != sequence or self.state != ACTIVE:
-                return
-            decision = self.game.decision if self.game is not None else None
-            if decision is None or decision.player != player or player in self._bots:
-                return
-            level = self.settings.get("timeout_bot") or "random"
-            await self._append("takeover", {"colour": player, "level": level, "reason": reason})
-            log.info("seat taken over", extra={"game": self.id, "colour": player, "why": reason})
-
-        task = asyncio.ensure_future(self._exclusive(change))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _play_bots(self) -> None:
-        """Play every pending decision of a bot seat, through the same path as anyone's."""
-        assert self._runner is not None
-        loop = asyncio.get_running_loop()
-        budget = self._runner.config.strong_budget
-        while not self._stopped:
-            async with self._lock:
-                if self.game is None or self.state != ACTIVE or self.game.decision is None:
-                    return
-                player = self.game.decision.player
-                if player not in self._bots:
-                    return
-                sequence = self.sequence
-                job = Job(
-                    level=self._bots[player],
-                    budget=budget,
-                    seats=tuple(self.seats),
-                    actions=tuple(self.game.actions),
-                    drawn=tuple(self._drawn),
-                    viewer=player,
-                    seed=seed_of(self.id, sequence),
-                )
-            try:
-                action = await loop.run_in_executor(self._runner.executor, think, job)
-                await self.submit(player, sequence, "", action)
-            except ServiceError as error:
-                if error.reason == ServerReason.STALE_SEQUENCE:
-                    continue
-                self.bot_refusals += 1
-                log.error(
-                    "bot action refused",
-                    extra={"game": self.id, "colour": player, "reason": error.reason},
-                )
-                return
-            except RuntimeError:  # the executor was shut down: the server is stopping
-                return
-            except Exception:
-                self.bot_refusals += 1
-                log.exception("bot failed", extra={"game": self.id, "colour": player})
-                return
-            self.bot_moves += 1
-            if self.sequence <= sequence:  # pragma: no cover - a submit always appends
-                log.error("bot action not applied", extra={"game": self.id, "colour": player})
-                return
+    def break_off(self, why: End = End.MOVED) -> None:
+        """Stop serving this copy of the game: a write failed or another node owns it."""
+        self.broken = True
+        self.stop()
+        self.hub.close(why)
 
     def stop(self) -> None:
-        """Stop the bots and the clock (the server is shutting down)."""
-        self._stopped = True
-        self._stop_clock()
-        if self._bot_task is not None:
-            self._bot_task.cancel()
-        for task in list(self._tasks):
-            task.cancel()
+        """Stop the bots and the clock (the server is shutting down, or the game leaves)."""
+        if self.autoplay is not None:
+            self.autoplay.stop()
 
     def resume(self) -> None:
-        """Let bots and the clock run again after loading (the event loop is running)."""
-        self._schedule()
+        """Let bots and the clock run (the event loop is running)."""
+        self._after_change()
 
-
-def settings_proto(settings: dict[str, Any]) -> pb.GameSettings:
-    """The GameSettings message of stored settings."""
-    return pb.GameSettings(
-        display_name=settings.get("display_name", ""),
-        auto_start=bool(settings.get("auto_start")),
-        bots=[
-            pb.BotSeat(colour=convert.COLOUR[c], level=LEVEL[level])
-            for c, level in settings.get("bots", {}).items()
-        ],
-        turn_timeout_seconds=float(settings.get("turn_timeout_seconds") or 0),
-        timeout_bot=LEVEL.get(settings.get("timeout_bot") or "", pb.BOT_LEVEL_UNSPECIFIED),
-        leave_bot=LEVEL.get(settings.get("leave_bot") or "", pb.BOT_LEVEL_UNSPECIFIED),
-        max_turn_decisions=int(settings.get("max_turn_decisions") or 0),
-    )
+    def take_ownership(self, epoch: int) -> None:
+        """This copy becomes the owner, writing with ``epoch`` (it is up to date)."""
+        self.owner = True
+        self.epoch = epoch
+        self._after_change()

@@ -30,11 +30,17 @@ COLOURS = [
 ]
 
 
+#: The database the servers of the running test use (None: SQLite in its data folder);
+#: set per test by the ``backend`` fixture of conftest.py.
+DATABASE: list[str | None] = [None]
+
+
 @contextlib.asynccontextmanager
 async def running(
     data: Path,
     limits: Limits | None = None,
     bots: BotConfig | None = None,
+    **config: Any,
 ) -> AsyncIterator[tuple[RunningServer, Stub, grpc.aio.Channel]]:
     """A server on 127.0.0.1 and a free port, with a channel and stub to it."""
     server = await start(
@@ -42,8 +48,10 @@ async def running(
             host="127.0.0.1",
             port=0,
             data_dir=data,
+            database=DATABASE[0],
             limits=limits or Limits(),
             bots=bots or BotConfig(strong_budget=0.05),
+            **config,
         )
     )
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
