@@ -308,7 +308,6 @@ export class GamePage {
   renderPlayers(game, view) {
     const count = (list, c) => (list ?? []).find((x) => colourName(x.colour) === c)?.count ?? 0;
     const active = view.decision && view.active ? colourName(view.active) : null;
-    const names = Object.fromEntries((game.seats ?? []).map((s) => [colourName(s.colour), s.display_name]));
     const bots = Object.fromEntries((game.seats ?? []).filter(isBot).map((s) => [colourName(s.colour), s]));
     return h("section", { class: "card", testid: "players" },
       h("h2", {}, t("players.title")),
@@ -318,7 +317,7 @@ export class GamePage {
         h("tbody", {}, ...(view.seats ?? []).map((value) => {
           const c = colourName(value);
           return h("tr", { testid: `player-${c}`, class: c === active ? "active" : null },
-            h("td", {}, swatch(c), " ", names[c] || colourText(value),
+            h("td", {}, swatch(c), " ", player(value),
               bots[c] ? this.botBadge(bots[c]) : null,
               c === active ? h("span", { class: "badge", testid: "active" }, t("players.turn")) : null),
             h("td", { "data-field": "supply" }, count(view.supply, c)),
