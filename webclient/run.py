@@ -1,9 +1,10 @@
 """``python -m webclient``: the game server and the web gateway together.
 
-Starts ``python -m server`` as a child process on a free local port (data in
-./data unless told otherwise), then the gateway in front of it, and prints the
-address to open. With ``--server HOST:PORT`` it joins a game server that is
-already running instead. Ctrl-C stops both.
+Starts ``python -m server`` as a child process on 127.0.0.1, port 50051 unless
+``--game-port`` says otherwise (data in ./data unless told otherwise), then the
+gateway in front of it, and prints both addresses: the page to open and the
+game server's, for gRPC clients. With ``--server HOST:PORT`` it joins a game
+server that is already running instead. Ctrl-C stops both.
 """
 
 from __future__ import annotations
@@ -23,10 +24,16 @@ from webclient.app import close_app, create_app
 from webclient.wsgi import Gateway
 
 
-class ServerProcess:
-    """``python -m server`` as a child process; its port is read from its log."""
+#: The game server's port when ``python -m webclient`` starts one (gRPC's usual port).
+GAME_PORT = 50051
 
-    def __init__(self, data_dir: Path, host: str = "127.0.0.1", quiet: bool = False) -> None:
+
+class ServerProcess:
+    """``python -m server`` as a child process; its port (0: a free one) is read from its log."""
+
+    def __init__(
+        self, data_dir: Path, host: str = "127.0.0.1", quiet: bool = False, port: int = 0
+    ) -> None:
         self.quiet = quiet
         self.process = subprocess.Popen(
             [
@@ -36,7 +43,7 @@ class ServerProcess:
                 "--host",
                 host,
                 "--port",
-                "0",
+                str(port),
                 "--data-dir",
                 str(data_dir),
             ],
@@ -96,6 +103,12 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="HOST:PORT of a running game server (default: start one)",
     )
     parser.add_argument(
+        "--game-port",
+        type=int,
+        default=int(env("TONGIAKI_GAME_PORT", str(GAME_PORT))),
+        help=f"port of the game server it starts (default {GAME_PORT}; 0 picks a free port)",
+    )
+    parser.add_argument(
         "--data-dir",
         type=Path,
         default=Path(env("TONGIAKI_DATA_DIR", "data")),
@@ -110,6 +123,11 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def ready_line(url: str, target: str) -> str:
+    """What ``make run`` prints once both are up: the page to open and the gRPC address."""
+    return f"Tongiaki is running: open {url}/ (game server {target} for gRPC clients)"
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Run until interrupted."""
     args = parse(argv)
@@ -118,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         target = args.server
     else:
         args.data_dir.mkdir(parents=True, exist_ok=True)
-        child = ServerProcess(args.data_dir)
+        child = ServerProcess(args.data_dir, port=args.game_port)
         target = child.target
     app = create_app({"TONGIAKI_SERVER": target})
     gateway = Gateway(app, args.host, args.port, args.threads)
@@ -127,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         signal.signal(sig, lambda *_: stop.set())
     try:
         url = gateway.start()
-        print(f"Tongiaki is running: open {url}/ (game server {target})", flush=True)
+        print(ready_line(url, target), flush=True)
         while not stop.wait(1.0):
             if child is not None and child.process.poll() is not None:
                 print("the game server stopped", file=sys.stderr)
