@@ -26,6 +26,7 @@ from server.fanout import End
 from server.registry import Registry
 from server.service import SERVICE, GameService, generic_handler
 from server.store import Store
+from server.webhooks import WebhookConfig, Webhooks
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +55,8 @@ class Config:
     bots: BotConfig = field(default_factory=BotConfig)
     #: A file to write the bound port to once listening.
     port_file: Path | None = None
+    #: Turn webhooks: the allowed URL prefixes, retries and queue.
+    webhooks: WebhookConfig = field(default_factory=WebhookConfig)
 
 
 class RunningServer:
@@ -82,6 +85,7 @@ class RunningServer:
         self.registry.close(End.SHUTDOWN)
         await self.server.stop(grace)
         self.runner.close()
+        await self.registry.webhooks.close()
         await self.store.stop()
         log.info("stopped", extra={"commits": self.store.commits, "writes": self.store.writes})
 
@@ -90,7 +94,7 @@ async def start(config: Config) -> RunningServer:
     """Load every game from the data directory and start serving on ``config.port``."""
     store = Store(config.data_dir / DATABASE, config.synchronous)
     runner = BotRunner(config.bots)
-    registry = Registry(store, config.limits, runner)
+    registry = Registry(store, config.limits, runner, Webhooks(config.webhooks))
     restored = registry.load()
     store.start()
     registry.resume()

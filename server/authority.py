@@ -28,6 +28,7 @@ from server.fanout import End, Hub, Watcher
 from server.gen.tongiaki.v1 import game_pb2 as pb
 from server.gen.tongiaki.v1 import game_service_pb2 as spb
 from server.store import Store, StoredGame
+from server.webhooks import Webhooks
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +76,10 @@ class Authority:
         limits: Limits,
         token_index: dict[str, str],
         runner: BotRunner | None = None,
+        *,
+        webhooks: Webhooks | None = None,
     ) -> None:
+        self._webhooks = webhooks
         self.id = stored.id
         self.name = "games/" + stored.id
         self.ordinal = stored.ordinal
@@ -214,10 +218,20 @@ class Authority:
     async def _exclusive(self, change: Callable[[], Awaitable[T]]) -> T:
         async def locked() -> T:
             async with self._lock:
+                turn = Webhooks.turn(self.game)
                 try:
                     return await change()
                 finally:
                     self._schedule()
+                    if self._webhooks is not None:
+                        self._webhooks.changed(
+                            turn,
+                            name=self.name,
+                            settings=self.settings,
+                            sequence=self.sequence,
+                            game=self.game,
+                            bots=self._bots,
+                        )
 
         return await asyncio.shield(asyncio.ensure_future(locked()))
 

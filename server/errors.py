@@ -57,6 +57,8 @@ class ServerReason(StrEnum):
     WATCH_LAGGING = "WATCH_LAGGING"
     #: The server is shutting down; retry against the restarted server.
     SHUTTING_DOWN = "SHUTTING_DOWN"
+    #: A game's webhook URL does not start with a prefix the operator allowed.
+    WEBHOOK_NOT_ALLOWED = "WEBHOOK_NOT_ALLOWED"
 
 
 _CODES: dict[str, grpc.StatusCode] = {
@@ -76,6 +78,7 @@ _CODES: dict[str, grpc.StatusCode] = {
     ServerReason.SEQUENCE_OUT_OF_RANGE: grpc.StatusCode.INVALID_ARGUMENT,
     ServerReason.WATCH_LAGGING: grpc.StatusCode.ABORTED,
     ServerReason.SHUTTING_DOWN: grpc.StatusCode.UNAVAILABLE,
+    ServerReason.WEBHOOK_NOT_ALLOWED: grpc.StatusCode.PERMISSION_DENIED,
     # The engine's reasons.
     Reason.MALFORMED_ACTION: grpc.StatusCode.INVALID_ARGUMENT,
     Reason.ILLEGAL_ACTION: grpc.StatusCode.FAILED_PRECONDITION,

@@ -16,6 +16,7 @@ from server.botseats import BotRunner
 from server.errors import ServerReason, ServiceError, invalid
 from server.fanout import End
 from server.store import Store, StoredGame
+from server.webhooks import Webhooks
 
 log = logging.getLogger(__name__)
 
@@ -30,8 +31,14 @@ class Registry:
     """All games of this server."""
 
     def __init__(
-        self, store: Store, limits: Limits | None = None, runner: BotRunner | None = None
+        self,
+        store: Store,
+        limits: Limits | None = None,
+        runner: BotRunner | None = None,
+        webhooks: Webhooks | None = None,
     ) -> None:
+        #: Checks new games' webhook URLs and sends every game's notices.
+        self.webhooks = webhooks or Webhooks()
         self._store = store
         self._runner = runner
         self._limits = limits or Limits()
@@ -42,7 +49,16 @@ class Registry:
     def load(self) -> int:
         """Rebuild every game from the store; returns how many there are."""
         for stored in self._store.load():
-            self._add(Authority(stored, self._store, self._limits, self._tokens, self._runner))
+            self._add(
+                Authority(
+                    stored,
+                    self._store,
+                    self._limits,
+                    self._tokens,
+                    self._runner,
+                    webhooks=self.webhooks,
+                )
+            )
         return len(self._order)
 
     def resume(self) -> None:
@@ -65,7 +81,9 @@ class Registry:
             settings=settings,
             created=time.time(),
         )
-        game = Authority(stored, self._store, self._limits, self._tokens, self._runner)
+        game = Authority(
+            stored, self._store, self._limits, self._tokens, self._runner, webhooks=self.webhooks
+        )
         self._add(game)  # before the write, so the next ordinal is taken
         try:
             await self._store.create_game(stored)
