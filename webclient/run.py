@@ -23,7 +23,6 @@ from typing import IO
 from webclient.app import close_app, create_app
 from webclient.wsgi import Gateway
 
-
 #: The game server's port when ``python -m webclient`` starts one (gRPC's usual port).
 GAME_PORT = 50051
 

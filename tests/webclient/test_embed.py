@@ -99,6 +99,8 @@ STORAGE = """() => {
   try { localStorage.getItem("x"); return "allowed"; } catch (error) { return error.name; }
 }"""
 
+LIVE = "document.getElementById('connection').dataset.state === 'live'"
+
 OVERLAP = """() => {
   const a = document.getElementById("connection").getBoundingClientRect();
   return [...document.querySelectorAll(".zoom button")].some((button) => {
@@ -159,7 +161,7 @@ def test_a_host_of_another_origin_follows_and_plays_an_embedded_game(
         assert player.get_by_test_id("seats").count() == 1
         # The connection label keeps clear of the zoom buttons.
         for frame in (player, spectator):
-            frame.wait_for_function("document.getElementById('connection').dataset.state === 'live'")
+            frame.wait_for_function(LIVE)
         assert not player.evaluate(OVERLAP) and not spectator.evaluate(OVERLAP)
         page.evaluate("document.querySelector('iframe[name=player]').width = 390")
         player.wait_for_function("window.innerWidth === 390")
