@@ -2,7 +2,7 @@
 
 Port 50051 and data directory ./data unless told otherwise by flags or the
 environment (TONGIAKI_HOST, TONGIAKI_PORT, TONGIAKI_DATA_DIR,
-TONGIAKI_SYNCHRONOUS, TONGIAKI_LOG_LEVEL,
+TONGIAKI_SYNCHRONOUS, TONGIAKI_LOG_LEVEL, TONGIAKI_DATABASE, TONGIAKI_ADVERTISE, TONGIAKI_LEASE,
 TONGIAKI_STRONG_BUDGET, TONGIAKI_EVENT_LOOP, TONGIAKI_WEBHOOK_PREFIXES).
 """
 
@@ -30,6 +30,28 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
         help="0 picks a free port (logged)",
     )
     parser.add_argument("--data-dir", type=Path, default=Path(env("TONGIAKI_DATA_DIR", "data")))
+    parser.add_argument(
+        "--database",
+        default=env("TONGIAKI_DATABASE") or None,
+        help="a postgresql:// URL (several nodes may share it); default: SQLite in --data-dir",
+    )
+    parser.add_argument(
+        "--advertise",
+        default=env("TONGIAKI_ADVERTISE") or None,
+        help="HOST:PORT where other nodes reach this one (default 127.0.0.1 and the port)",
+    )
+    parser.add_argument(
+        "--lease",
+        type=float,
+        default=float(env("TONGIAKI_LEASE", "5")),
+        help="seconds until other nodes take over this node's games if it stops renewing",
+    )
+    parser.add_argument(
+        "--idle",
+        type=float,
+        default=30.0,
+        help="seconds a game nobody plays or watches here stays in memory",
+    )
     parser.add_argument(
         "--synchronous",
         choices=["full", "normal"],
@@ -75,6 +97,10 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
         synchronous=args.synchronous.upper(),
         grace=args.grace,
         port_file=args.port_file,
+        database=args.database,
+        advertise=args.advertise,
+        idle=args.idle,
+        lease=args.lease,
         bots=BotConfig(
             strong_budget=args.strong_budget,
             workers=args.bot_workers,

@@ -23,17 +23,16 @@ from grpc_reflection.v1alpha import reflection
 from server.authority import Limits
 from server.botseats import BotConfig, BotRunner
 from server.fanout import End
+from server.forward import Forwarder
 from server.registry import Registry
 from server.service import SERVICE, GameService, generic_handler
-from server.store import Store
+from server.storage import open_store
+from server.storage.base import Store
 from server.webhooks import WebhookConfig, Webhooks
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-#: The database file inside the data directory.
-DATABASE = "tongiaki.sqlite3"
 
 #: gRPC server options: room for bursts of new calls.
 SERVER_OPTIONS = [
@@ -55,6 +54,14 @@ class Config:
     bots: BotConfig = field(default_factory=BotConfig)
     #: A file to write the bound port to once listening.
     port_file: Path | None = None
+    #: A ``postgresql://`` URL, or a SQLite file; None: SQLite in ``data_dir``.
+    database: str | None = None
+    #: Where other nodes reach this one (default: 127.0.0.1 and the bound port).
+    advertise: str | None = None
+    #: Seconds a game nobody plays or watches here stays in memory.
+    idle: float = 30.0
+    #: Seconds a node's lease on its games lasts without renewal (shared stores).
+    lease: float = 5.0
     #: Turn webhooks: the allowed URL prefixes, retries and queue.
     webhooks: WebhookConfig = field(default_factory=WebhookConfig)
 
@@ -71,8 +78,10 @@ class RunningServer:
         health: HealthServicer,
         *,
         runner: BotRunner,
+        forwarder: Forwarder,
     ) -> None:
         self.runner = runner
+        self.forwarder = forwarder
         self.server = server
         self.port = port
         self.registry = registry
@@ -85,24 +94,40 @@ class RunningServer:
         self.registry.close(End.SHUTDOWN)
         await self.server.stop(grace)
         self.runner.close()
+        await self.forwarder.close()
         await self.registry.webhooks.close()
         await self.store.stop()
         log.info("stopped", extra={"commits": self.store.commits, "writes": self.store.writes})
 
 
 async def start(config: Config) -> RunningServer:
-    """Load every game from the data directory and start serving on ``config.port``."""
-    store = Store(config.data_dir / DATABASE, config.synchronous)
-    runner = BotRunner(config.bots)
-    registry = Registry(store, config.limits, runner, Webhooks(config.webhooks))
-    restored = registry.load()
-    store.start()
-    registry.resume()
+    """Open the store and start serving on ``config.port``; no stored game is read."""
     # A burst of new calls (hundreds of watches opening at once) waits in gRPC's
     # queue of calls not yet taken by the event loop; past its default limits
     # (1000 soft, 3000 hard) gRPC cancels new calls outright with CANCELLED.
     server = grpc.aio.server(options=SERVER_OPTIONS)
-    server.add_generic_rpc_handlers((generic_handler(GameService(registry)),))
+    try:
+        port = server.add_insecure_port(f"{config.host}:{config.port}")
+    except RuntimeError:
+        if config.host != "[::]":
+            raise
+        port = server.add_insecure_port(f"0.0.0.0:{config.port}")
+    host = config.host if config.host not in ("[::]", "0.0.0.0", "::") else "127.0.0.1"
+    store = open_store(
+        config.database,
+        config.data_dir,
+        synchronous=config.synchronous,
+        address=config.advertise or f"{host}:{port}",
+        lease=config.lease,
+    )
+    await store.start()
+    runner = BotRunner(config.bots)
+    registry = Registry(
+        store, config.limits, runner, idle=config.idle, webhooks=Webhooks(config.webhooks)
+    )
+    await registry.start()
+    forwarder = Forwarder()
+    server.add_generic_rpc_handlers((generic_handler(GameService(registry), forwarder),))
     health = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     reflection.enable_server_reflection(
@@ -113,30 +138,18 @@ async def start(config: Config) -> RunningServer:
         ),
         server,
     )
-    try:
-        port = server.add_insecure_port(f"{config.host}:{config.port}")
-    except RuntimeError:
-        if config.host != "[::]":
-            raise
-        port = server.add_insecure_port(f"0.0.0.0:{config.port}")
     await server.start()
     for name in ("", SERVICE):
         await health.set(name, health_pb2.HealthCheckResponse.SERVING)
     log.info(
         "listening",
-        extra={
-            "port": port,
-            "pid": os.getpid(),
-            "data": str(config.data_dir),
-            "synchronous": store.synchronous,
-            "games": restored,
-        },
+        extra={"port": port, "pid": os.getpid(), "store": store.description},
     )
     if config.port_file is not None:
         temporary = config.port_file.with_name(config.port_file.name + ".tmp")
         temporary.write_text(f"{port}\n")
         os.replace(temporary, config.port_file)
-    return RunningServer(server, port, registry, store, health, runner=runner)
+    return RunningServer(server, port, registry, store, health, runner=runner, forwarder=forwarder)
 
 
 #: Allocations between young-generation collections (Python's default is 700).

@@ -1,40 +1,43 @@
-"""The authority of one game: seats, the engine state, the log and its watchers.
+"""The authority of one game: its seats, the engine state, its log and its watchers.
 
-All changes to a game go through one lock, in this order: check, apply to the
-engine (checked), write the log entry durably, then publish it. Readers take
-the same lock, so nobody ever sees a state whose entry is not yet durable. The
-critical sections run as tasks of their own, so a client hanging up mid-write
-cannot leave memory and disk apart.
+All changes to a game go through one lock, in this order: check, apply in
+memory, write the log entry (and the game's summary) durably, then publish
+it. Readers take the same lock, so nobody ever sees a state whose entry is not
+yet durable. The critical sections run as tasks of their own, so a client
+hanging up mid-write cannot leave memory and disk apart. If a write fails the
+authority is *broken*: it stops, ends its watches (they resume elsewhere) and
+the registry rebuilds the game from the store on the next request.
+
+An authority is the game's *owner* (it writes, and runs its bots and turn
+clock) or a *follower*: a copy on another node that applies the entries the
+owner wrote, read from the store, so that watches and reads can be served by
+any node.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
-import secrets
+import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from google.protobuf.timestamp_pb2 import Timestamp
-
 from engine import ActionError, Game
 from server import convert
-from server.botseats import LEVEL, REASON, BotRunner, Job, seed_of, think, turn_decisions
+from server.botseats import BotRunner, Job, seed_of, think, turn_decisions
 from server.errors import ServerReason, ServiceError
 from server.fanout import End, Hub, Watcher
 from server.gen.tongiaki.v1 import game_pb2 as pb
 from server.gen.tongiaki.v1 import game_service_pb2 as spb
-from server.store import Store, StoredGame
+from server.seats import Seats, hash_token, new_token
+from server.storage.base import ACTIVE, FINISHED, OPEN, Entry, Store, Stored, Summary, Tokens
 from server.webhooks import Webhooks
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-OPEN, ACTIVE, FINISHED = pb.GAME_STATE_OPEN, pb.GAME_STATE_ACTIVE, pb.GAME_STATE_FINISHED
 
 #: Encoded tags: LogEntry.sequence, LogEntry.action_applied, WatchGameResponse.entries
 #: and SubmitActionResponse.entry (the last two hold the same LogEntry encoding).
@@ -48,22 +51,35 @@ _REPLY_TAG = convert.varint(
     spb.SubmitActionResponse.DESCRIPTOR.fields_by_name["entry"].number << 3 | 2
 )
 
+#: What applying an entry in memory returns: publishing it, which returns its frame.
+Publish = Callable[[], bytes]
+
 
 @dataclass(frozen=True)
 class Limits:
     """Per-game memory and buffering limits."""
 
-    #: How many recent entries a resuming watcher can be sent instead of a snapshot.
-    resume_window: int = 256
+    #: How many recent entries a resuming watcher is sent from memory (older
+    #: ones are read back from the store).
+    resume_window: int = 32
     #: How many frames may wait for one watcher before it is cut off.
     watch_buffer: int = 64
     #: How many recent request ids per game are remembered for safe retries.
-    request_ids: int = 256
+    request_ids: int = 32
+    #: How many entries a resuming watcher is sent from the store when memory no
+    #: longer holds them; a watcher further behind gets a snapshot.
+    replay_from_store: int = 4096
 
 
-def hash_token(token: str) -> str:
-    """The stored form of a seat token (only hashes are kept)."""
-    return hashlib.sha256(token.encode()).hexdigest()
+def entry_frame(sequence: int, change: int, data: bytes) -> bytes:
+    """The encoded ``WatchGameResponse`` holding one LogEntry (``change`` field holds ``data``)."""
+    entry = _SEQUENCE_TAG + convert.varint(sequence) + convert.field_bytes(change, data)
+    return _FRAME_TAG + convert.varint(len(entry)) + entry
+
+
+def reply_of(frame: bytes) -> bytes:
+    """The SubmitActionResponse holding the entry of ``frame``."""
+    return _REPLY_TAG + frame[len(_FRAME_TAG) :]
 
 
 class Authority:
@@ -71,86 +87,111 @@ class Authority:
 
     def __init__(
         self,
-        stored: StoredGame,
+        stored: Stored,
         store: Store,
         limits: Limits,
-        token_index: dict[str, str],
-        runner: BotRunner | None = None,
         *,
+        runner: BotRunner | None = None,
+        owner: bool = True,
+        keep_after: int | None = None,
         webhooks: Webhooks | None = None,
     ) -> None:
+        """Rebuild the game from ``stored``; frames are kept for the entries after
+        ``keep_after`` (default: the last ``limits.resume_window``)."""
         self._webhooks = webhooks
-        self.id = stored.id
-        self.name = "games/" + stored.id
-        self.ordinal = stored.ordinal
-        self.seats: list[str] = list(stored.seats)
-        self.settings = dict(stored.settings)
-        self.created = stored.created
-        self.state: pb.GameState.ValueType = OPEN
+        setup = stored.setup
+        self.id = setup.id
+        self.name = "games/" + setup.id
+        self.ordinal = setup.ordinal
+        self.settings = dict(setup.settings)
+        self.created = setup.created
+        self.seats = Seats(setup.seats, self.settings.get("bots", {}))
+        self.state = OPEN
         self.sequence = 0
         self.game: Game | None = None
-        self._stack = list(stored.stack)
+        #: The owner's epoch this authority writes with (owners only).
+        self.epoch = stored.epoch
+        self.owner = owner
+        #: Set when a write failed: the game must be rebuilt from the store.
+        self.broken = False
+        #: The sequence of the entry being written now (0: none).
+        self.writing = 0
+        #: When the game was last asked for (monotonic seconds), for eviction.
+        self.used = time.monotonic()
+        self._stack = list(setup.stack)
         self._store = store
         self._limits = limits
-        self._tokens: dict[str, str] = {}  # colour -> token hash
-        self._names: dict[str, str] = {}  # colour -> display name
-        self._token_index = token_index  # token hash -> game id, shared by all games
         self._frames: list[bytes] = []  # encoded entries, the last resume_window of them
         self._owners: list[str | None] = []  # the seat that submitted each of them, if any
         self._first_frame = 1  # sequence of self._frames[0]
-        self._requests: OrderedDict[tuple[str, str], bytes] = OrderedDict()  # -> reply
+        self._requests: OrderedDict[tuple[str, str], bytes] = OrderedDict()  # -> its frame
         self._lock = asyncio.Lock()
         self.hub = Hub(limits.watch_buffer)
         self._runner = runner
-        self._bots: dict[str, str] = dict(self.settings.get("bots", {}))  # colour -> level
-        self._takeover: dict[str, str] = {}  # colour -> why a bot took it over
         self._drawn: list[str] = []  # tiles of every tile_placed event, in order
+        self._deadline: float | None = None  # when the pending person's clock runs out
         self._bot_task: asyncio.Future[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at = -1  # the sequence the turn clock runs for
         self._tasks: set[asyncio.Future[Any]] = set()
         self._stopped = False
+        self._token_change = Tokens()  # what the entry applied last did to seat tokens
         #: Bot decisions accepted, and refused (a refusal would be a bug).
         self.bot_moves = 0
         self.bot_refusals = 0
-        for _, kind, body in stored.entries:
-            self._replay(kind, body)
+        last = stored.entries[-1].sequence if stored.entries else 0
+        keep = max(0, last - limits.resume_window) if keep_after is None else keep_after
+        self._first_frame = keep + 1
+        for entry in stored.entries:
+            publish = self._apply(entry.kind, entry.body)
+            if entry.sequence > keep:
+                publish()
+            else:  # history before the window: no frame to build
+                self.sequence += 1
+        if stored.summary.attention is not None and stored.summary.attention > 0:
+            self._deadline = stored.summary.attention
 
     # ------------------------------------------------------------ reading
 
-    def game_proto(self) -> pb.Game:
-        """The game resource."""
-        created = Timestamp()
-        created.FromNanoseconds(int(self.created * 1e9))
-        return pb.Game(
-            name=self.name,
+    def summary(self, sequence: int | None = None, now: float | None = None) -> Summary:
+        """The game's summary as stored beside its log (at ``sequence``, default the last)."""
+        return Summary(
             state=self.state,
-            sequence=self.sequence,
-            create_time=created,
-            settings=settings_proto(self.settings),
-            seats=[
-                pb.Seat(
-                    colour=convert.COLOUR[c],
-                    occupied=c in self._tokens or c in self._bots,
-                    display_name=self._names.get(c, ""),
-                    bot=LEVEL[self._bots[c]] if c in self._bots else pb.BOT_LEVEL_UNSPECIFIED,
-                    takeover=REASON[self._takeover[c]]
-                    if c in self._takeover
-                    else pb.TAKEOVER_REASON_UNSPECIFIED,
-                )
-                for c in self.seats
-            ],
+            sequence=self.sequence if sequence is None else sequence,
+            seats=self.seats.summary(),
+            result=self.game.result if self.game is not None and self.game.over else None,
+            attention=self._attention(time.time() if now is None else now),
         )
 
-    def _taken(self, colour: str) -> bool:
-        return colour in self._tokens or colour in self._bots
+    def _attention(self, now: float) -> float | None:
+        """When the server must act on this game by itself (see Summary.attention)."""
+        decision = self.game.decision if self.game is not None and self.state == ACTIVE else None
+        if decision is None:
+            return None
+        if decision.player in self.seats.bots:
+            return now
+        assert self.game is not None
+        most = int(self.settings.get("max_turn_decisions") or 0)
+        if most and turn_decisions(self.game.actions, self.game.decision_kind) >= most:
+            return now
+        timeout = float(self.settings.get("turn_timeout_seconds") or 0)
+        return now + timeout if timeout > 0 else None
+
+    def game_proto(self) -> pb.Game:
+        """The game resource."""
+        return convert.game_to_proto(
+            self.id,
+            self.created,
+            self.settings,
+            state=self.state,
+            sequence=self.sequence,
+            seats=self.seats.summary(),
+            result=self.game.result if self.game is not None and self.game.over else None,
+        )
 
     def seat_of(self, token_hash: str) -> str | None:
         """The colour whose token has this hash, if any."""
-        for colour, held in self._tokens.items():
-            if secrets.compare_digest(held, token_hash):
-                return colour
-        return None
+        return self.seats.holder(token_hash)
 
     def _snapshot(self, viewer: str | None) -> pb.GameSnapshot:
         snapshot = pb.GameSnapshot(sequence=self.sequence, game=self.game_proto())
@@ -163,20 +204,30 @@ class Authority:
         async with self._lock:
             return self._snapshot(viewer)
 
+    def latest(self, viewer: str | None) -> pb.GameSnapshot:
+        """The snapshot now, without waiting (a watch's batch was just taken)."""
+        return self._snapshot(viewer)
+
+    def window(self) -> list[tuple[bytes, str | None]]:
+        """The frames memory holds, with the seat that submitted each (if any)."""
+        return list(zip(self._frames, self._owners, strict=True))
+
     async def watch(
         self,
         viewer: str | None,
         after: int | None,
         exclude_own: bool = False,
         hold_until_turn: bool = False,
+        older: Callable[[int, int], Awaitable[list[tuple[bytes, str | None]]]] | None = None,
     ) -> tuple[bytes, Watcher | None]:
         """What a new watch sends first, and its watcher (None if nothing more will come).
 
-        Resuming ``after`` a recent sequence replays the entries since; otherwise,
-        or if that is too old, the stream starts with a snapshot. With
-        ``exclude_own``, the entries of actions ``viewer`` submitted are left out;
-        with ``hold_until_turn``, new entries wait until one gives ``viewer``
-        the decision (or half the watch buffer is full, or the watch ends).
+        Resuming ``after`` a sequence replays the entries since (from memory, or
+        through ``older(after, until)`` from the store); otherwise, or if that
+        cannot be done, the stream starts with a snapshot. With ``exclude_own``,
+        the entries of actions ``viewer`` submitted are left out; with
+        ``hold_until_turn``, new entries wait until one gives ``viewer`` the
+        decision (or half the watch buffer is full, or the watch ends).
         """
         skip = viewer if exclude_own else None
         async with self._lock:
@@ -186,20 +237,25 @@ class Authority:
                     f"after_sequence must be 0..{self.sequence}",
                     sequence=self.sequence,
                 )
+            replay: list[tuple[bytes, str | None]] | None = None
             if after is not None and after + 1 >= self._first_frame:
                 start = after + 1 - self._first_frame
-                first = b"".join(
-                    frame
-                    for frame, owner in zip(self._frames[start:], self._owners[start:], strict=True)
-                    if skip is None or owner != skip
-                )
+                replay = list(zip(self._frames[start:], self._owners[start:], strict=True))
+            elif (
+                after is not None
+                and older is not None
+                and self.sequence - after <= self._limits.replay_from_store
+            ):
+                earlier = await older(after, self._first_frame - 1)
+                replay = [*earlier, *zip(self._frames, self._owners, strict=True)]
+            if replay is not None:
+                first = b"".join(frame for frame, owner in replay if skip is None or owner != skip)
                 if not first:
                     first = spb.WatchGameResponse(
                         sequence=self.sequence, caught_up=True
                     ).SerializeToString()
             else:
-                snapshot = self._snapshot(viewer)
-                first = spb.WatchGameResponse(snapshot=snapshot).SerializeToString()
+                first = spb.WatchGameResponse(snapshot=self._snapshot(viewer)).SerializeToString()
             if self.state == FINISHED:
                 return first, None
             hold_for = viewer if hold_until_turn else None
@@ -218,6 +274,10 @@ class Authority:
     async def _exclusive(self, change: Callable[[], Awaitable[T]]) -> T:
         async def locked() -> T:
             async with self._lock:
+                if self.broken or not self.owner:
+                    raise ServiceError(
+                        ServerReason.GAME_MOVED, "the game moved; retry", name=self.name
+                    )
                 turn = Webhooks.turn(self.game)
                 try:
                     return await change()
@@ -230,17 +290,37 @@ class Authority:
                             settings=self.settings,
                             sequence=self.sequence,
                             game=self.game,
-                            bots=self._bots,
+                            bots=self.seats.bots,
                         )
 
         return await asyncio.shield(asyncio.ensure_future(locked()))
+
+    async def _write(self, kind: str, body: dict[str, Any], tokens: Tokens) -> None:
+        """Write the entry just applied in memory, with the summary after it."""
+        entry = Entry(self.sequence + 1, kind, body)
+        self.writing = entry.sequence
+        try:
+            await self._store.append(
+                self.id, entry, self.summary(entry.sequence), tokens, self.epoch
+            )
+        except BaseException:
+            self.break_off()
+            raise
+        finally:
+            self.writing = 0
+
+    async def _commit(self, kind: str, body: dict[str, Any]) -> bytes:
+        """Apply a lobby entry in memory, write it durably, publish it; returns its frame."""
+        publish = self._apply(kind, body)
+        await self._write(kind, body, self._token_change)
+        return publish()
 
     async def join(self, colour: str | None, display_name: str) -> tuple[str, str]:
         """Take a seat (``colour``, or the first open one); returns it and its secret token."""
 
         async def change() -> tuple[str, str]:
-            open_seats = [c for c in self.seats if not self._taken(c)]
-            if colour is not None and colour not in self.seats:
+            open_seats = self.seats.open()
+            if colour is not None and colour not in self.seats.colours:
                 raise ServiceError(
                     ServerReason.NO_SUCH_SEAT, f"{colour} is no seat of this game", colour=colour
                 )
@@ -249,16 +329,12 @@ class Authority:
             if colour is not None and colour not in open_seats:
                 raise ServiceError(ServerReason.SEAT_TAKEN, f"{colour} is taken", colour=colour)
             seat = colour or open_seats[0]
-            token = secrets.token_urlsafe(24)
-            await self._append(
+            token = new_token()
+            await self._commit(
                 "joined", {"colour": seat, "token": hash_token(token), "name": display_name}
             )
-            if (
-                self.settings.get("auto_start")
-                and self.state == OPEN
-                and all(self._taken(c) for c in self.seats)
-            ):
-                await self._append("started", {})
+            if self.settings.get("auto_start") and self.state == OPEN and not self.seats.open():
+                await self._commit("started", {})
             return seat, token
 
         return await self._exclusive(change)
@@ -267,10 +343,10 @@ class Authority:
         """Give up ``colour``'s seat: its token stops working, the seat is open again."""
 
         async def change() -> None:
-            await self._append("left", {"colour": colour})
+            await self._commit("left", {"colour": colour})
             level = self.settings.get("leave_bot")
             if level and self.state == ACTIVE:
-                await self._append("takeover", {"colour": colour, "level": level, "reason": "left"})
+                await self._commit("takeover", {"colour": colour, "level": level, "reason": "left"})
 
         await self._exclusive(change)
 
@@ -280,10 +356,10 @@ class Authority:
         async def change() -> None:
             if self.state != OPEN:
                 raise ServiceError(ServerReason.GAME_ALREADY_STARTED, "the game has started")
-            missing = [c for c in self.seats if not self._taken(c)]
+            missing = self.seats.open()
             if missing:
                 raise ServiceError(ServerReason.SEATS_OPEN, "seats are open", seats=missing)
-            await self._append("started", {})
+            await self._commit("started", {})
 
         await self._exclusive(change)
 
@@ -291,8 +367,8 @@ class Authority:
         """Start a new game whose seats are all bots (nobody else could start it)."""
 
         async def change() -> None:
-            if self.state == OPEN and all(c in self._bots for c in self.seats):
-                await self._append("started", {})
+            if self.state == OPEN and all(c in self.seats.bots for c in self.seats.colours):
+                await self._commit("started", {})
 
         await self._exclusive(change)
 
@@ -307,7 +383,7 @@ class Authority:
         async def change() -> bytes:
             done = self._requests.get((colour, request_id)) if request_id else None
             if done is not None:
-                return done
+                return reply_of(done)
             if self.game is None:
                 raise ServiceError(ServerReason.GAME_NOT_STARTED, "the game has not started")
             if sequence != self.sequence:
@@ -321,99 +397,90 @@ class Authority:
             except ActionError as error:
                 raise ServiceError.from_engine(error) from None
             body = {"player": colour, "action": self.game.actions[-1], "request": request_id}
-            future = self._store.append(self.id, self.sequence + 1, "action", body)
-            try:
-                await future
-            except BaseException:
-                self._rebuild()
-                raise
-            return self._applied(body, events)
+            publish = self._applied(body, events)
+            await self._write("action", body, Tokens())
+            return reply_of(publish())
 
         return await self._exclusive(change)
 
     # ------------------------------------------------------------ the log
 
-    async def _append(self, kind: str, body: dict[str, Any]) -> None:
-        """Write a lobby entry durably, then apply and publish it."""
-        await self._store.append(self.id, self.sequence + 1, kind, body)
-        self._replay(kind, body)
-
-    def _replay(self, kind: str, body: dict[str, Any]) -> None:
-        """Apply a stored (or just stored) entry to memory and publish it."""
+    def _apply(self, kind: str, body: dict[str, Any]) -> Publish:
+        """Apply an entry in memory; returns how to publish it (once it is durable)."""
+        self._token_change = Tokens()
         if kind == "joined":
-            self._tokens[body["colour"]] = body["token"]
-            self._names[body["colour"]] = body["name"]
-            self._token_index[body["token"]] = self.id
-            self._publish(
-                pb.LogEntry(
-                    seat_joined=pb.SeatJoined(
-                        colour=convert.COLOUR[body["colour"]], display_name=body["name"]
-                    )
+            self._token_change = self.seats.join(body["colour"], body["token"], body["name"])
+            message = pb.LogEntry(
+                seat_joined=pb.SeatJoined(
+                    colour=convert.COLOUR[body["colour"]], display_name=body["name"]
                 )
             )
         elif kind == "left":
-            token = self._tokens.pop(body["colour"], None)
-            self._names.pop(body["colour"], None)
-            self._token_index.pop(token or "", None)
-            self._publish(pb.LogEntry(seat_left=pb.SeatLeft(colour=convert.COLOUR[body["colour"]])))
+            self._token_change = self.seats.leave(body["colour"])
+            message = pb.LogEntry(seat_left=pb.SeatLeft(colour=convert.COLOUR[body["colour"]]))
         elif kind == "takeover":
             colour = body["colour"]
-            token = self._tokens.pop(colour, None)
-            self._token_index.pop(token or "", None)
-            self._bots[colour] = body["level"]
-            self._takeover[colour] = body["reason"]
-            self._publish(
-                pb.LogEntry(
-                    seat_taken_over=pb.SeatTakenOver(
-                        colour=convert.COLOUR[colour],
-                        level=LEVEL[body["level"]],
-                        reason=REASON[body["reason"]],
-                    )
+            self._token_change = self.seats.take_over(colour, body["level"], body["reason"])
+            message = pb.LogEntry(
+                seat_taken_over=pb.SeatTakenOver(
+                    colour=convert.COLOUR[colour],
+                    level=convert.LEVEL[body["level"]],
+                    reason=convert.REASON[body["reason"]],
                 )
             )
         elif kind == "started":
-            self.game = Game.new(self.seats, self._stack)
+            self.game = Game.new(self.seats.colours, self._stack)
             self.state = ACTIVE
-            view = convert.view_to_proto(self.game.view(None))
-            self._publish(pb.LogEntry(game_started=pb.GameStarted(view=view)))
+            game = self.game
+
+            def started() -> bytes:
+                view = convert.view_to_proto(game.view(None))
+                return self._publish(pb.LogEntry(game_started=pb.GameStarted(view=view)))
+
+            return started
         elif kind == "action":
             assert self.game is not None
             events = self.game.apply_unchecked(body["action"])
-            self._applied(body, events)
+            return self._applied(body, events)
         else:  # pragma: no cover - the server writes no other kind
             raise ValueError(f"unknown entry kind {kind!r}")
+        return lambda: self._publish(message)
 
-    def _applied(self, body: dict[str, Any], events: list[dict[str, Any]]) -> bytes:
-        """Publish an applied action; returns the encoded SubmitActionResponse."""
+    def _applied(self, body: dict[str, Any], events: list[dict[str, Any]]) -> Publish:
+        """Account for an applied action; returns how to publish its entry."""
         assert self.game is not None
         self._drawn.extend(e["tile"] for e in events if e["kind"] == "tile_placed")
         decision = self.game.decision
-        applied = pb.ActionApplied(
-            player=convert.COLOUR[body["player"]],
-            action=convert.action_to_proto(body["action"]),
-            events=convert.events_to_proto(events),
-        ).SerializeToString()
-        if decision is not None:
-            applied += convert.field_bytes(_DECISION, convert.decision_bytes(decision.to_dict()))
-        # A client's action is its seat's own (a bot's, sent without request id, is not).
-        owner = body["player"] if body["request"] else None
-        decider = decision.player if decision is not None else None
-        frame = self._publish_encoded(_ACTION_APPLIED, applied, owner, decider)
-        reply = _REPLY_TAG + frame[len(_FRAME_TAG) :]
-        if body["request"]:  # bots send none: nobody retries their requests
-            self._requests[(body["player"], body["request"])] = reply
-            if len(self._requests) > self._limits.request_ids:
-                self._requests.popitem(last=False)
+        decision_dict = decision.to_dict() if decision is not None else None
         if self.game.over:
             self.state = FINISHED
-            self.hub.close(End.FINISHED)
-            log.info("game finished", extra={"game": self.id, "sequence": self.sequence})
-        return reply
 
-    def _publish(self, entry: pb.LogEntry) -> None:
+        def publish() -> bytes:
+            applied = pb.ActionApplied(
+                player=convert.COLOUR[body["player"]],
+                action=convert.action_to_proto(body["action"]),
+                events=convert.events_to_proto(events),
+            ).SerializeToString()
+            if decision_dict is not None:
+                applied += convert.field_bytes(_DECISION, convert.decision_bytes(decision_dict))
+            # A client's action is its seat's own (a bot's, sent without request id, is not).
+            owner = body["player"] if body["request"] else None
+            decider = decision_dict["player"] if decision_dict is not None else None
+            frame = self._publish_encoded(_ACTION_APPLIED, applied, owner, decider)
+            if body["request"]:  # bots send none: nobody retries their requests
+                self._requests[(body["player"], body["request"])] = frame
+                if len(self._requests) > self._limits.request_ids:
+                    self._requests.popitem(last=False)
+            if self.state == FINISHED:
+                self.hub.close(End.FINISHED)
+            return frame
+
+        return publish
+
+    def _publish(self, entry: pb.LogEntry) -> bytes:
         change = entry.WhichOneof("change")
         assert change is not None
-        self._publish_encoded(
+        return self._publish_encoded(
             pb.LogEntry.DESCRIPTOR.fields_by_name[change].number,
             getattr(entry, change).SerializeToString(),
         )
@@ -430,38 +497,44 @@ class Authority:
         wait for it).
         """
         self.sequence += 1
-        entry = _SEQUENCE_TAG + convert.varint(self.sequence) + convert.field_bytes(change, data)
-        frame = _FRAME_TAG + convert.varint(len(entry)) + entry
-        self._frames.append(frame)
-        self._owners.append(owner)
-        if len(self._frames) > self._limits.resume_window:
-            drop = len(self._frames) - self._limits.resume_window
-            del self._frames[:drop]
-            del self._owners[:drop]
-            self._first_frame += drop
+        frame = entry_frame(self.sequence, change, data)
+        if self.sequence >= self._first_frame:
+            self._frames.append(frame)
+            self._owners.append(owner)
+            if len(self._frames) > self._limits.resume_window:
+                drop = len(self._frames) - self._limits.resume_window
+                del self._frames[:drop]
+                del self._owners[:drop]
+                self._first_frame += drop
         self.hub.publish(self.sequence, frame, owner, decider)
         return frame
 
-    def _rebuild(self) -> None:
-        """Undo the action whose write failed: replay the durable actions."""
-        assert self.game is not None
-        record = self.game.record()
-        record["actions"] = record["actions"][:-1]
-        self.game = Game.from_record(record, checked=False)
-        log.error("log write failed; game rolled back", extra={"game": self.id})
+    async def follow(self, entries: list[Entry]) -> None:
+        """Apply entries another node wrote (a follower), in order, and publish them."""
+        async with self._lock:
+            for entry in entries:
+                if entry.sequence != self.sequence + 1:
+                    continue
+                self._apply(entry.kind, entry.body)()
+
+    def break_off(self, why: End = End.MOVED) -> None:
+        """Stop serving this copy of the game: a write failed or another node owns it."""
+        self.broken = True
+        self.stop()
+        self.hub.close(why)
 
     # ------------------------------------------------------------ bots and the clock
 
     def _schedule(self) -> None:
         """After every change: let a bot move, or run the turn clock of a person's seat."""
-        if self._stopped or self._runner is None:
+        if self._stopped or self._runner is None or not self.owner or self.broken:
             return
         decision = self.game.decision if self.game is not None and self.state == ACTIVE else None
         if decision is None:
             self._stop_clock()
             return
         player = decision.player
-        if player in self._bots:
+        if player in self.seats.bots:
             self._stop_clock()
             if self._bot_task is None or self._bot_task.done():
                 self._bot_task = asyncio.ensure_future(self._play_bots())
@@ -476,8 +549,10 @@ class Authority:
         if timeout > 0 and self._timer_at != self.sequence:
             self._stop_clock()
             self._timer_at = self.sequence
+            deadline = self._deadline if self._deadline is not None else time.time() + timeout
+            self._deadline = None
             self._timer = asyncio.get_running_loop().call_later(
-                timeout, self._time_out, self.sequence, player
+                max(0.0, deadline - time.time()), self._time_out, self.sequence, player
             )
 
     def _stop_clock(self) -> None:
@@ -485,6 +560,13 @@ class Authority:
             self._timer.cancel()
             self._timer = None
         self._timer_at = -1
+
+    @property
+    def busy(self) -> bool:
+        """Whether this game runs by itself here (a bot thinking, a clock running)."""
+        return (self._bot_task is not None and not self._bot_task.done()) or (
+            self._timer is not None
+        )
 
     def _time_out(self, sequence: int, player: str) -> None:
         """The clock of ``player``'s decision at ``sequence`` ran out: a bot takes the seat."""
@@ -499,14 +581,15 @@ class Authority:
             if self._stopped or self.sequence != sequence or self.state != ACTIVE:
                 return
             decision = self.game.decision if self.game is not None else None
-            if decision is None or decision.player != player or player in self._bots:
+            if decision is None or decision.player != player or player in self.seats.bots:
                 return
             level = self.settings.get("timeout_bot") or "random"
-            await self._append("takeover", {"colour": player, "level": level, "reason": reason})
+            await self._commit("takeover", {"colour": player, "level": level, "reason": reason})
             log.info("seat taken over", extra={"game": self.id, "colour": player, "why": reason})
 
         task = asyncio.ensure_future(self._exclusive(change))
         self._tasks.add(task)
+        task.add_done_callback(_consume)
         task.add_done_callback(self._tasks.discard)
 
     async def _play_bots(self) -> None:
@@ -519,13 +602,13 @@ class Authority:
                 if self.game is None or self.state != ACTIVE or self.game.decision is None:
                     return
                 player = self.game.decision.player
-                if player not in self._bots:
+                if player not in self.seats.bots:
                     return
                 sequence = self.sequence
                 job = Job(
-                    level=self._bots[player],
+                    level=self.seats.bots[player],
                     budget=budget,
-                    seats=tuple(self.seats),
+                    seats=tuple(self.seats.colours),
                     actions=tuple(self.game.actions),
                     drawn=tuple(self._drawn),
                     viewer=player,
@@ -537,6 +620,8 @@ class Authority:
             except ServiceError as error:
                 if error.reason == ServerReason.STALE_SEQUENCE:
                     continue
+                if error.reason == ServerReason.GAME_MOVED:
+                    return
                 self.bot_refusals += 1
                 log.error(
                     "bot action refused",
@@ -546,6 +631,8 @@ class Authority:
             except RuntimeError:  # the executor was shut down: the server is stopping
                 return
             except Exception:
+                if self.broken:
+                    return
                 self.bot_refusals += 1
                 log.exception("bot failed", extra={"game": self.id, "colour": player})
                 return
@@ -555,7 +642,7 @@ class Authority:
                 return
 
     def stop(self) -> None:
-        """Stop the bots and the clock (the server is shutting down)."""
+        """Stop the bots and the clock (the server is shutting down, or the game leaves)."""
         self._stopped = True
         self._stop_clock()
         if self._bot_task is not None:
@@ -564,21 +651,17 @@ class Authority:
             task.cancel()
 
     def resume(self) -> None:
-        """Let bots and the clock run again after loading (the event loop is running)."""
+        """Let bots and the clock run (the event loop is running)."""
+        self._schedule()
+
+    def take_ownership(self, epoch: int) -> None:
+        """This copy becomes the owner, writing with ``epoch`` (it is up to date)."""
+        self.owner = True
+        self.epoch = epoch
         self._schedule()
 
 
-def settings_proto(settings: dict[str, Any]) -> pb.GameSettings:
-    """The GameSettings message of stored settings."""
-    return pb.GameSettings(
-        display_name=settings.get("display_name", ""),
-        auto_start=bool(settings.get("auto_start")),
-        bots=[
-            pb.BotSeat(colour=convert.COLOUR[c], level=LEVEL[level])
-            for c, level in settings.get("bots", {}).items()
-        ],
-        turn_timeout_seconds=float(settings.get("turn_timeout_seconds") or 0),
-        timeout_bot=LEVEL.get(settings.get("timeout_bot") or "", pb.BOT_LEVEL_UNSPECIFIED),
-        leave_bot=LEVEL.get(settings.get("leave_bot") or "", pb.BOT_LEVEL_UNSPECIFIED),
-        max_turn_decisions=int(settings.get("max_turn_decisions") or 0),
-    )
+def _consume(task: asyncio.Future[Any]) -> None:
+    """Retrieve a background change's error (it was logged where it mattered)."""
+    if not task.cancelled():
+        task.exception()

@@ -16,22 +16,6 @@ from typing import Any
 
 from bots import PublicRecord, make_bot
 from engine.playout import SplitMix64
-from server.gen.tongiaki.v1 import game_pb2 as pb
-
-#: Bot level name -> enum value, and back.
-LEVEL: dict[str, pb.BotLevel.ValueType] = {
-    "random": pb.BOT_LEVEL_RANDOM,
-    "greedy": pb.BOT_LEVEL_GREEDY,
-    "strong": pb.BOT_LEVEL_STRONG,
-}
-LEVEL_NAME: dict[int, str] = {v: k for k, v in LEVEL.items()}
-
-#: Takeover reason name -> enum value.
-REASON: dict[str, pb.TakeoverReason.ValueType] = {
-    "left": pb.TAKEOVER_REASON_LEFT,
-    "timed_out": pb.TAKEOVER_REASON_TIMED_OUT,
-    "turn_too_long": pb.TAKEOVER_REASON_TURN_TOO_LONG,
-}
 
 #: Acts that begin a turn; every decision after one, until the next, belongs to its turn.
 TURN_ACTS = frozenset({"setup", "expand", "royal", "settle", "tonga", "single"})

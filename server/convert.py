@@ -12,6 +12,8 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from google.protobuf.timestamp_pb2 import Timestamp
+
 from engine import COLOURS, ActionError, Reason
 from server.gen.tongiaki.v1 import game_pb2 as pb
 
@@ -22,6 +24,21 @@ COLOUR: dict[str, pb.Colour.ValueType] = {
     c: pb.Colour.Value(f"COLOUR_{c.upper()}") for c in COLOURS
 }
 COLOUR_NAME: dict[int, str] = {v: k for k, v in COLOUR.items()}
+
+#: Bot level name -> enum value, and back.
+LEVEL: dict[str, pb.BotLevel.ValueType] = {
+    "random": pb.BOT_LEVEL_RANDOM,
+    "greedy": pb.BOT_LEVEL_GREEDY,
+    "strong": pb.BOT_LEVEL_STRONG,
+}
+LEVEL_NAME: dict[int, str] = {v: k for k, v in LEVEL.items()}
+
+#: Takeover reason name -> enum value.
+REASON: dict[str, pb.TakeoverReason.ValueType] = {
+    "left": pb.TAKEOVER_REASON_LEFT,
+    "timed_out": pb.TAKEOVER_REASON_TIMED_OUT,
+    "turn_too_long": pb.TAKEOVER_REASON_TURN_TOO_LONG,
+}
 
 _DECISION: dict[str, pb.DecisionKind.ValueType] = {
     k: pb.DecisionKind.Value(f"DECISION_KIND_{k.upper()}")
@@ -398,3 +415,64 @@ def event_to_proto(event: Mapping[str, Json]) -> pb.Event:
 def events_to_proto(events: Iterable[Mapping[str, Json]]) -> list[pb.Event]:
     """Engine events as Event messages, in order."""
     return [_EVENTS[e["kind"]](e) for e in events]
+
+
+# ---------------------------------------------------------------- games
+
+
+def settings_to_proto(settings: Mapping[str, Json]) -> pb.GameSettings:
+    """The GameSettings message of stored settings."""
+    return pb.GameSettings(
+        display_name=settings.get("display_name", ""),
+        auto_start=bool(settings.get("auto_start")),
+        bots=[
+            pb.BotSeat(colour=COLOUR[c], level=LEVEL[level])
+            for c, level in settings.get("bots", {}).items()
+        ],
+        turn_timeout_seconds=float(settings.get("turn_timeout_seconds") or 0),
+        timeout_bot=LEVEL.get(settings.get("timeout_bot") or "", pb.BOT_LEVEL_UNSPECIFIED),
+        leave_bot=LEVEL.get(settings.get("leave_bot") or "", pb.BOT_LEVEL_UNSPECIFIED),
+        max_turn_decisions=int(settings.get("max_turn_decisions") or 0),
+    )
+
+
+_STATE: dict[str, pb.GameState.ValueType] = {
+    "open": pb.GAME_STATE_OPEN,
+    "active": pb.GAME_STATE_ACTIVE,
+    "finished": pb.GAME_STATE_FINISHED,
+}
+#: GameState value -> stored state name.
+STATE_NAME: dict[int, str] = {v: k for k, v in _STATE.items()}
+
+
+def game_to_proto(
+    game_id: str,
+    created: float,
+    settings: Mapping[str, Json],
+    *,
+    state: str,
+    sequence: int,
+    seats: Sequence[Mapping[str, Json]],
+    result: Mapping[str, Mapping[str, int]] | None,
+) -> pb.Game:
+    """The Game resource from a game's set-up and summary (see server.storage.base)."""
+    stamp = Timestamp()
+    stamp.FromNanoseconds(int(created * 1e9))
+    return pb.Game(
+        name="games/" + game_id,
+        state=_STATE[state],
+        sequence=sequence,
+        create_time=stamp,
+        settings=settings_to_proto(settings),
+        seats=[
+            pb.Seat(
+                colour=COLOUR[s["colour"]],
+                occupied=s["occupied"],
+                display_name=s["name"],
+                bot=LEVEL[s["bot"]] if s["bot"] else pb.BOT_LEVEL_UNSPECIFIED,
+                takeover=REASON[s["takeover"]] if s["takeover"] else pb.TAKEOVER_REASON_UNSPECIFIED,
+            )
+            for s in seats
+        ],
+        results=results(result) if result is not None else [],
+    )

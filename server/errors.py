@@ -57,6 +57,12 @@ class ServerReason(StrEnum):
     WATCH_LAGGING = "WATCH_LAGGING"
     #: The server is shutting down; retry against the restarted server.
     SHUTTING_DOWN = "SHUTTING_DOWN"
+    #: The game is now played on another node (or was reloaded): retry the
+    #: request, or resume the watch after the last sequence received.
+    GAME_MOVED = "GAME_MOVED"
+    #: The node that plays the game could not be reached; retry shortly (another
+    #: node takes the game over once its owner's lease runs out).
+    NODE_UNAVAILABLE = "NODE_UNAVAILABLE"
     #: A game's webhook URL does not start with a prefix the operator allowed.
     WEBHOOK_NOT_ALLOWED = "WEBHOOK_NOT_ALLOWED"
 
@@ -78,6 +84,8 @@ _CODES: dict[str, grpc.StatusCode] = {
     ServerReason.SEQUENCE_OUT_OF_RANGE: grpc.StatusCode.INVALID_ARGUMENT,
     ServerReason.WATCH_LAGGING: grpc.StatusCode.ABORTED,
     ServerReason.SHUTTING_DOWN: grpc.StatusCode.UNAVAILABLE,
+    ServerReason.GAME_MOVED: grpc.StatusCode.UNAVAILABLE,
+    ServerReason.NODE_UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
     ServerReason.WEBHOOK_NOT_ALLOWED: grpc.StatusCode.PERMISSION_DENIED,
     # The engine's reasons.
     Reason.MALFORMED_ACTION: grpc.StatusCode.INVALID_ARGUMENT,

@@ -25,6 +25,9 @@ class End(Enum):
     LAGGING = "lagging"
     #: The server is shutting down.
     SHUTDOWN = "shutdown"
+    #: The game left this node's memory (another node owns it now, or it is
+    #: reloaded from the store); the watcher resumes.
+    MOVED = "moved"
 
 
 class Watcher:

@@ -1,111 +1,233 @@
-"""The registry: every game by name, seat tokens, paging, and loading from the log."""
+"""The games this node holds in memory, loaded from the store when asked for.
+
+Only games being played or watched here (and, for a while, those recently
+asked for) are in memory; any other game is rebuilt from its log when a
+request needs it, and let go once idle. Starting reads nothing per stored game:
+the games whose bots or turn clocks need a server are found with an indexed
+query and loaded in the background.
+
+Where several nodes share the store, a copy of a game is either the owner
+(it writes) or a follower (it applies what the owner wrote, as the store tells
+it). A change to a game is made by its owner: this node takes the game if it
+has no living owner, and otherwise names the node that has it, for the call
+to be forwarded there.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import base64
-import bisect
+import contextlib
+import dataclasses
 import logging
 import re
 import secrets
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from engine.playout import shuffled_stack
-from server.authority import Authority, Limits, hash_token
+from server import convert
+from server.authority import Authority, Limits
 from server.botseats import BotRunner
 from server.errors import ServerReason, ServiceError, invalid
 from server.fanout import End
-from server.store import Store, StoredGame
+from server.gen.tongiaki.v1 import game_pb2 as pb
+from server.seats import Seats, hash_token
+from server.storage.base import (
+    FINISHED,
+    MAX_PAGE,
+    Entry,
+    Setup,
+    Store,
+    Stored,
+    Summary,
+    Tokens,
+)
 from server.webhooks import Webhooks
 
 log = logging.getLogger(__name__)
 
 _NAME = re.compile(r"games/([A-Za-z0-9_-]{1,64})")
 
-#: Largest page of ListGames.
-MAX_PAGE = 1000
+#: ListGames pages.
+MAX_LIST_PAGE = 1000
 DEFAULT_PAGE = 50
 
 
+def game_id(name: str) -> str:
+    """The id in a game's name ``games/{game}``."""
+    match = _NAME.fullmatch(name)
+    if match is None:
+        raise invalid("name must look like games/{game}", field="name")
+    return match.group(1)
+
+
+def not_found(name: str) -> ServiceError:
+    """The refusal for a game that does not exist."""
+    return ServiceError(ServerReason.GAME_NOT_FOUND, f"no game {name}", name=name)
+
+
 class Registry:
-    """All games of this server."""
+    """The games of this node, by id, over the store."""
 
     def __init__(
         self,
         store: Store,
         limits: Limits | None = None,
         runner: BotRunner | None = None,
+        *,
+        idle: float = 30.0,
         webhooks: Webhooks | None = None,
     ) -> None:
-        #: Checks new games' webhook URLs and sends every game's notices.
+        #: Checks new games' webhook URLs and sends the notices of the games played here.
         self.webhooks = webhooks or Webhooks()
-        self._store = store
+        self.store = store
         self._runner = runner
         self._limits = limits or Limits()
+        #: Seconds a game nobody watches or plays here stays in memory.
+        self.idle = idle
         self._games: dict[str, Authority] = {}
-        self._order: list[Authority] = []
-        self._tokens: dict[str, str] = {}  # token hash -> game id
+        self._loading: dict[str, asyncio.Future[Authority]] = {}
+        self._acquiring: dict[str, asyncio.Future[Authority | str]] = {}
+        self._catching_up: dict[str, asyncio.Task[None]] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+        self._closed = False
+        #: Games loaded from the store so far (figures for tests and benchmarks).
+        self.loads = 0
 
-    def load(self) -> int:
-        """Rebuild every game from the store; returns how many there are."""
-        for stored in self._store.load():
-            self._add(
-                Authority(
-                    stored,
-                    self._store,
-                    self._limits,
-                    self._tokens,
-                    self._runner,
-                    webhooks=self.webhooks,
-                )
-            )
-        return len(self._order)
+    # ------------------------------------------------------------ life cycle
 
-    def resume(self) -> None:
-        """Let the bots and turn clocks of loaded games run (the event loop is running)."""
-        for game in self._order:
-            game.resume()
+    async def start(self) -> None:
+        """Follow other nodes' entries, and take up games that run by themselves."""
+        if getattr(self.store, "upgraded", False):
+            await self.backfill()
+        self.store.listen(self._on_entry)
+        self._tasks = [
+            asyncio.create_task(self._sweep(), name="registry-sweep"),
+            asyncio.create_task(self._adopt(), name="registry-adopt"),
+        ]
 
-    def _add(self, game: Authority) -> None:
-        self._games[game.id] = game
-        self._order.append(game)
+    def close(self, why: End) -> None:
+        """Stop every game here and end every watch."""
+        self._closed = True
+        for task in self._tasks:
+            task.cancel()
+        for game in self._games.values():
+            game.stop()
+            game.hub.close(why)
+
+    def __len__(self) -> int:
+        return len(self._games)
+
+    def in_memory(self) -> list[Authority]:
+        """The games held in memory now."""
+        return list(self._games.values())
+
+    # ------------------------------------------------------------ finding games
 
     async def create(self, seats: list[str], settings: dict[str, Any]) -> Authority:
         """A new game with a stack shuffled from a secret seed; durable before it is returned."""
-        ordinal = self._order[-1].ordinal + 1 if self._order else 1
-        stored = StoredGame(
+        setup = Setup(
             id=secrets.token_hex(8),
-            ordinal=ordinal,
+            ordinal=await self.store.next_ordinal(),
             seats=seats,
             stack=shuffled_stack(secrets.randbits(64)),
             settings=settings,
             created=time.time(),
         )
-        game = Authority(
-            stored, self._store, self._limits, self._tokens, self._runner, webhooks=self.webhooks
-        )
-        self._add(game)  # before the write, so the next ordinal is taken
-        try:
-            await self._store.create_game(stored)
-        except BaseException:
-            del self._games[game.id]
-            self._order.remove(game)
-            raise
+        summary = Summary(seats=Seats(seats, settings.get("bots", {})).summary())
+        game = self._new(Stored(setup, summary, epoch=1), owner=True)
+        await self.store.create(setup, summary)
+        self._games[game.id] = game
         log.info("game created", extra={"game": game.id, "seats": seats})
         await game.start_bots_only()
         return game
 
-    def find(self, name: str) -> Authority:
-        """The game called ``name`` (``games/{game}``)."""
-        match = _NAME.fullmatch(name)
-        if match is None:
-            raise invalid("name must look like games/{game}", field="name")
-        game = self._games.get(match.group(1))
-        if game is None:
-            raise ServiceError(ServerReason.GAME_NOT_FOUND, f"no game {name}", name=name)
+    def _new(self, stored: Stored, *, owner: bool) -> Authority:
+        return Authority(
+            stored,
+            self.store,
+            self._limits,
+            runner=self._runner,
+            owner=owner,
+            webhooks=self.webhooks,
+        )
+
+    async def find(self, name: str) -> Authority:
+        """The game called ``name``, from memory or rebuilt from the store."""
+        gid = game_id(name)
+        game = self._games.get(gid)
+        if game is not None and not game.broken:
+            game.used = time.monotonic()
+            return game
+        loading = self._loading.get(gid)
+        if loading is None:
+            loading = asyncio.ensure_future(self._load(gid, name))
+            self._loading[gid] = loading
+            loading.add_done_callback(lambda _: self._loading.pop(gid, None))
+        return await asyncio.shield(loading)
+
+    async def _load(self, gid: str, name: str) -> Authority:
+        stored = await self.store.load(gid)
+        if stored is None:
+            raise not_found(name)
+        self.loads += 1
+        # One node alone owns everything it loads; a shared store's copies follow first.
+        game = self._new(stored, owner=not self.store.shared)
+        old = self._games.get(gid)
+        if old is not None:
+            old.break_off()
+        self._games[gid] = game
+        if game.owner:
+            game.resume()
+        else:
+            # Listen first, then read: an entry written while the game was read is
+            # read now (its notification may have come before the game was here).
+            self._on_entry(gid, 0)
         return game
 
-    def seat(self, game: Authority, token: str | None, *, required: bool) -> str | None:
+    async def settle(self, name: str) -> None:
+        """After a change forwarded to the owner: bring this node's copy up to date."""
+        game = self._games.get(game_id(name))
+        if game is not None and not game.owner and not game.broken:
+            await self._catch_up(game)
+
+    async def refresh(self, game: Authority) -> None:
+        """Bring a follower up to what the store has (before answering a read)."""
+        if not game.owner:
+            await self._catch_up(game)
+
+    async def owned(self, name: str) -> Authority | str:
+        """The game's owner copy here (taken if nobody has it), or the owner's address."""
+        game = await self.find(name)
+        if game.owner:
+            return game
+        acquiring = self._acquiring.get(game.id)
+        if acquiring is None:
+            acquiring = asyncio.ensure_future(self._acquire(game))
+            self._acquiring[game.id] = acquiring
+            gid = game.id
+            acquiring.add_done_callback(lambda _: self._acquiring.pop(gid, None))
+        return await asyncio.shield(acquiring)
+
+    async def _acquire(self, game: Authority) -> Authority | str:
+        owner = await self.store.acquire(game.id)
+        if owner is None:
+            raise not_found(game.name)
+        if not owner.mine:
+            if not owner.address:
+                raise ServiceError(
+                    ServerReason.NODE_UNAVAILABLE, "the game's node is not known yet; retry"
+                )
+            return owner.address
+        # Nobody else can append now: read what the last owner wrote, then write on.
+        await self._catch_up(game)
+        game.take_ownership(owner.epoch)
+        log.info("game taken", extra={"game": game.id, "epoch": owner.epoch})
+        return game
+
+    async def seat(self, game: Authority, token: str | None, *, required: bool) -> str | None:
         """The seat ``token`` holds in ``game``; None for a spectator (no token, not required)."""
         if token is None:
             if required:
@@ -118,36 +240,214 @@ class Registry:
         colour = game.seat_of(hashed)
         if colour is not None:
             return colour
-        if hashed in self._tokens:
+        # (A token of this game that its seat no longer takes is simply no seat token.)
+        if await self.store.token_game(hashed) not in (None, game.id):
             raise ServiceError(
                 ServerReason.TOKEN_WRONG_GAME, "the token is a seat of another game", name=game.name
             )
         raise ServiceError(ServerReason.TOKEN_INVALID, "the token is no seat token")
 
-    def page(self, size: int, token: str, state: int) -> tuple[list[Authority], str]:
-        """One page of games in creation order, and the token of the next page."""
+    async def page(
+        self, size: int, token: str, state: int, open_seats: bool
+    ) -> tuple[list[pb.Game], str]:
+        """One page of games in creation order (from the store's indexes), and the next token."""
         if size < 0:
             raise invalid("page_size must not be negative", field="page_size")
-        size = min(size or DEFAULT_PAGE, MAX_PAGE)
+        size = min(size or DEFAULT_PAGE, MAX_LIST_PAGE)
         after = _decode_page(token) if token else 0
-        start = bisect.bisect_right([g.ordinal for g in self._order], after)
-        games: list[Authority] = []
-        for game in self._order[start:]:
-            if state and game.state != state:
+        wanted = convert.STATE_NAME.get(state) if state else None
+        found = await self.store.page(after, size + 1, wanted, open_seats)
+        games = [
+            convert.game_to_proto(
+                s.setup.id,
+                s.setup.created,
+                s.setup.settings,
+                state=s.summary.state,
+                sequence=s.summary.sequence,
+                seats=s.summary.seats,
+                result=s.summary.result,
+            )
+            for s in found[:size]
+        ]
+        following = _encode_page(found[size - 1].setup.ordinal) if len(found) > size else ""
+        return games, following
+
+    # ------------------------------------------------------------ history
+
+    async def history(self, gid: str, after: int, until: int) -> list[tuple[bytes, str | None]]:
+        """The frames of entries ``after`` < sequence <= ``until``, rebuilt from the store."""
+        stored = await self.store.load(gid)
+        if stored is None:
+            raise not_found("games/" + gid)
+        entries = [e for e in stored.entries if e.sequence <= until]
+        past = Authority(
+            Stored(stored.setup, stored.summary, entries),
+            self.store,
+            dataclasses.replace(self._limits, resume_window=max(until - after, 1)),
+            owner=False,
+            keep_after=after,
+        )
+        return past.window()
+
+    def older(self, gid: str) -> Callable[[int, int], Awaitable[list[tuple[bytes, str | None]]]]:
+        """What a watch calls for entries that memory no longer holds."""
+        return lambda after, until: self.history(gid, after, until)
+
+    async def past(self, name: str, at: int) -> pb.GameSnapshot:
+        """The game right after entry ``at``, as a spectator saw it."""
+        gid = game_id(name)
+        stored = await self.store.load(gid)
+        if stored is None:
+            raise not_found(name)
+        last = stored.entries[-1].sequence if stored.entries else 0
+        if not 0 <= at <= last:
+            raise ServiceError(
+                ServerReason.SEQUENCE_OUT_OF_RANGE,
+                f"at_sequence must be 0..{last}",
+                sequence=last,
+            )
+        entries = stored.entries[:at]
+        past = Authority(
+            Stored(stored.setup, stored.summary, entries),
+            self.store,
+            self._limits,
+            owner=False,
+            keep_after=at,
+        )
+        return past.latest(None)
+
+    async def log_page(self, name: str, after: int, size: int) -> tuple[list[bytes], int, bool]:
+        """Frames of the public log after ``after`` (at most ``size``), the game's
+        sequence, and whether more follow."""
+        gid = game_id(name)
+        game = await self.find(name)
+        sequence = game.sequence
+        if not 0 <= after <= sequence:
+            raise ServiceError(
+                ServerReason.SEQUENCE_OUT_OF_RANGE,
+                f"after_sequence must be 0..{sequence}",
+                sequence=sequence,
+            )
+        until = min(sequence, after + size)
+        window = game.window()
+        held = game.sequence - len(window)
+        if after >= held:
+            frames = [f for f, _ in window[after - held : until - held]]
+        else:
+            frames = [f for f, _ in await self.history(gid, after, until)]
+        return frames, sequence, until < sequence
+
+    # ------------------------------------------------------------ other nodes' entries
+
+    def _on_entry(self, gid: str, sequence: int) -> None:
+        """The store says ``gid`` has an entry ``sequence`` (("", 0): check every game)."""
+        games = list(self._games.values()) if not gid else [self._games.get(gid)]
+        for game in games:
+            if game is None or game.broken:
                 continue
-            if len(games) == size:
-                return games, _encode_page(games[-1].ordinal)
-            games.append(game)
-        return games, ""
+            if game.owner:
+                if sequence > max(game.sequence, game.writing):
+                    # Somebody else wrote to a game this copy owns: it lost the game.
+                    log.warning("game taken by another node", extra={"game": game.id})
+                    game.owner = False
+                    game.break_off()
+                continue
+            if sequence and sequence <= game.sequence:
+                continue
+            if game.id not in self._catching_up:
+                task = asyncio.ensure_future(self._catch_up(game))
+                self._catching_up[game.id] = task
+                task.add_done_callback(self._caught_up(game.id))
 
-    def close(self, why: End) -> None:
-        """End every watch."""
-        for game in self._order:
+    def _caught_up(self, gid: str) -> Callable[[Any], None]:
+        def done(_: Any) -> None:
+            self._catching_up.pop(gid, None)
+
+        return done
+
+    async def _catch_up(self, game: Authority) -> None:
+        """Apply every entry the store has after this copy's last one."""
+        while True:
+            entries: list[Entry] = await self.store.entries(game.id, game.sequence, MAX_PAGE)
+            if not entries:
+                return
+            await game.follow(entries)
+
+    # ------------------------------------------------------------ housekeeping
+
+    async def _sweep(self) -> None:
+        """Let go of games nobody plays or watches here any more."""
+        while True:
+            await asyncio.sleep(max(self.idle / 4, 0.05))
+            self.evict_idle()
+
+    def evict_idle(self, now: float | None = None) -> int:
+        """Drop idle games from memory (their state is in the store); returns how many."""
+        now = time.monotonic() if now is None else now
+        dropped = 0
+        for gid, game in list(self._games.items()):
+            if game.broken:
+                del self._games[gid]
+                continue
+            if len(game.hub) or game.busy or now - game.used < self.idle:
+                continue
+            del self._games[gid]
             game.stop()
-            game.hub.close(why)
+            dropped += 1
+            if self.store.shared and game.owner and game.state != FINISHED:
+                task = asyncio.ensure_future(self.store.release(gid, game.epoch))
+                task.add_done_callback(_consume)
+        return dropped
 
-    def __len__(self) -> int:
-        return len(self._order)
+    async def _adopt(self) -> None:
+        """Load the games whose bots or clocks need a server (and, shared, have no owner)."""
+        with contextlib.suppress(asyncio.CancelledError):
+            for gid in await self.store.due(10_000):
+                await self._take_up(gid)
+            if not self.store.shared:
+                return
+            while not self._closed:
+                for gid in await self.store.orphans(100):
+                    await self._take_up(gid)
+                await asyncio.sleep(1.0)
+
+    async def _take_up(self, gid: str) -> None:
+        try:
+            game = await self.owned("games/" + gid)
+        except ServiceError as error:
+            log.info("game not taken up", extra={"game": gid, "reason": error.reason})
+            return
+        except Exception:
+            log.exception("game not taken up", extra={"game": gid})
+            return
+        if isinstance(game, Authority):
+            game.resume()
+
+    async def backfill(self) -> int:
+        """Fill in the summaries of games an earlier schema stored without (once)."""
+        summarize = getattr(self.store, "summarize", None)
+        unsummarized = getattr(self.store, "unsummarized", None)
+        if summarize is None or unsummarized is None:
+            return 0
+        done = 0
+        while True:
+            batch = await unsummarized(500)
+            if not batch:
+                break
+            for gid in batch:
+                stored = await self.store.load(gid)
+                assert stored is not None
+                game = Authority(stored, self.store, self._limits, owner=False, keep_after=1 << 62)
+                tokens = Tokens(added=tuple(game.seats.hashes()))
+                await summarize(gid, game.summary(), tokens)
+                done += 1
+        log.info("summaries filled in", extra={"games": done})
+        return done
+
+
+def _consume(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.warning("release failed", exc_info=task.exception())
 
 
 def _encode_page(ordinal: int) -> str:

@@ -17,9 +17,10 @@ from google.protobuf.message import DecodeError, Message
 from engine import ActionError, canonical
 from server import convert
 from server.authority import Authority
-from server.botseats import LEVEL_NAME
+from server.convert import LEVEL_NAME
 from server.errors import ServerReason, ServiceError, invalid, to_status
 from server.fanout import End, Watcher
+from server.forward import FORWARDED, Forward, Forwarder
 from server.gen.tongiaki.v1 import game_pb2 as pb
 from server.gen.tongiaki.v1 import game_service_pb2 as spb
 from server.registry import Registry
@@ -31,6 +32,9 @@ SERVICE = "tongiaki.v1.GameService"
 
 MAX_TEXT = 100
 MAX_REQUEST_ID = 64
+#: ListGameEntries pages.
+DEFAULT_ENTRIES = 500
+MAX_ENTRIES = 2000
 #: Longest turn clock, in seconds (a day).
 MAX_TURN_TIMEOUT = 86400.0
 
@@ -101,10 +105,24 @@ def _bot_settings(settings: pb.GameSettings, seats: list[str]) -> dict[str, Any]
 
 
 class GameService:
-    """The RPCs; each decodes its request, calls the registry or a game, and encodes."""
+    """The RPCs; each decodes its request, calls the registry or a game, and encodes.
+
+    A change is made by the game's owner: if another node owns the game, the
+    call is forwarded there (:class:`Forward`) and its answer relayed.
+    """
 
     def __init__(self, registry: Registry) -> None:
         self.registry = registry
+
+    async def _owner(self, name: str, context: Any) -> Authority:
+        """The game's owner copy here, or :class:`Forward` to the node that has it."""
+        found = await self.registry.owned(name)
+        if isinstance(found, Authority):
+            return found
+        if _forwarded(context):
+            # Forwarded to a node that no longer owns the game: the caller retries.
+            raise ServiceError(ServerReason.GAME_MOVED, "the game moved; retry", name=name)
+        raise Forward(found, name)
 
     async def CreateGame(self, request: spb.CreateGameRequest, context: Any) -> Message:
         """Create a game with the requested seats and settings."""
@@ -127,7 +145,7 @@ class GameService:
 
     async def JoinGame(self, request: spb.JoinGameRequest, context: Any) -> Message:
         """Take a seat and hand out its token."""
-        game = self.registry.find(request.name)
+        game = await self._owner(request.name, context)
         colour = _colour(request.colour, "colour") if request.colour else None
         name = _text(request.display_name, "display_name")
         seat, token = await game.join(colour, name)
@@ -137,15 +155,20 @@ class GameService:
 
     async def StartGame(self, request: spb.StartGameRequest, context: Any) -> Message:
         """Start a game with every seat taken."""
-        game = self.registry.find(request.name)
-        self.registry.seat(game, _token(context), required=True)
+        game = await self._owner(request.name, context)
+        await self.registry.seat(game, _token(context), required=True)
         await game.start()
         return spb.StartGameResponse(game=game.game_proto())
 
     async def GetGame(self, request: spb.GetGameRequest, context: Any) -> Message:
-        """The game as the caller sees it."""
-        game = self.registry.find(request.name)
-        viewer = self.registry.seat(game, _token(context), required=False)
+        """The game as the caller sees it (now, or right after an earlier entry)."""
+        game = await self.registry.find(request.name)
+        viewer = await self.registry.seat(game, _token(context), required=False)
+        if request.HasField("at_sequence"):
+            return spb.GetGameResponse(
+                snapshot=await self.registry.past(request.name, request.at_sequence)
+            )
+        await self.registry.refresh(game)
         return spb.GetGameResponse(snapshot=await game.snapshot(viewer))
 
     async def SubmitAction(
@@ -155,8 +178,8 @@ class GameService:
 
         The encoded reply is a SubmitActionResponse and a SubmitActionsResponse alike.
         """
-        game = self.registry.find(request.name)
-        colour = self.registry.seat(game, _token(context), required=True)
+        game = await self._owner(request.name, context)
+        colour = await self.registry.seat(game, _token(context), required=True)
         assert colour is not None
         if not 1 <= len(request.request_id) <= MAX_REQUEST_ID:
             raise invalid(
@@ -179,42 +202,75 @@ class GameService:
 
     async def WatchGame(
         self, request: spb.WatchGameRequest, context: Any
-    ) -> tuple[Authority, bytes, Watcher | None]:
-        """Open a watch: its game, the first message to send, and its watcher.
+    ) -> tuple[Authority, str | None, bytes, Watcher | None]:
+        """Open a watch: its game, viewer, the first message to send, and its watcher.
 
         The first message is a snapshot, or the entries after ``after_sequence``;
         the watcher (None if nothing more will come) then yields every new entry.
         """
-        game = self.registry.find(request.name)
+        game = await self.registry.find(request.name)
         own, hold = request.exclude_own_actions, request.hold_until_turn
-        viewer = self.registry.seat(game, _token(context), required=own or hold)
+        viewer = await self.registry.seat(game, _token(context), required=own or hold)
         after = request.after_sequence if request.HasField("after_sequence") else None
-        first, watcher = await game.watch(viewer, after, own, hold)
-        return game, first, watcher
+        await self.registry.refresh(game)
+        first, watcher = await game.watch(
+            viewer, after, own, hold, older=self.registry.older(game.id)
+        )
+        return game, viewer, first, watcher
 
     async def ListGames(self, request: spb.ListGamesRequest, context: Any) -> Message:
         """One page of games."""
         if request.state not in pb.GameState.values():
             raise invalid("state is not a game state", field="state")
-        games, token = self.registry.page(request.page_size, request.page_token, request.state)
-        return spb.ListGamesResponse(games=[g.game_proto() for g in games], next_page_token=token)
+        games, token = await self.registry.page(
+            request.page_size, request.page_token, request.state, request.open_seats
+        )
+        return spb.ListGamesResponse(games=games, next_page_token=token)
 
     async def LeaveGame(self, request: spb.LeaveGameRequest, context: Any) -> Message:
         """Give up the caller's seat."""
-        game = self.registry.find(request.name)
-        colour = self.registry.seat(game, _token(context), required=True)
+        game = await self._owner(request.name, context)
+        colour = await self.registry.seat(game, _token(context), required=True)
         assert colour is not None
         await game.leave(colour)
         return spb.LeaveGameResponse(game=game.game_proto())
 
     async def GetGameRecord(self, request: spb.GetGameRecordRequest, context: Any) -> Message:
         """The record of a finished game."""
-        game = self.registry.find(request.name)
-        self.registry.seat(game, _token(context), required=False)
+        game = await self.registry.find(request.name)
+        await self.registry.seat(game, _token(context), required=False)
+        await self.registry.refresh(game)
         record = game.record()
         return spb.GetGameRecordResponse(
             record=convert.record_to_proto(record), record_json=canonical(record)
         )
+
+    async def ListGameEntries(self, request: spb.ListGameEntriesRequest, context: Any) -> bytes:
+        """A page of a game's public log."""
+        if request.page_size < 0:
+            raise invalid("page_size must not be negative", field="page_size")
+        size = min(request.page_size or DEFAULT_ENTRIES, MAX_ENTRIES)
+        game = await self.registry.find(request.name)
+        await self.registry.seat(game, _token(context), required=False)
+        await self.registry.refresh(game)
+        frames, sequence, more = await self.registry.log_page(
+            request.name, request.after_sequence, size
+        )
+        tail = spb.ListGameEntriesResponse(sequence=sequence, more=more).SerializeToString()
+        return b"".join(_ENTRY_TAG + frame[len(_FRAME_TAG) :] for frame in frames) + tail
+
+
+_FRAME_TAG = convert.varint(
+    spb.WatchGameResponse.DESCRIPTOR.fields_by_name["entries"].number << 3 | 2
+)
+_ENTRY_TAG = convert.varint(
+    spb.ListGameEntriesResponse.DESCRIPTOR.fields_by_name["entries"].number << 3 | 2
+)
+_LATEST = spb.WatchGameResponse.DESCRIPTOR.fields_by_name["latest"].number
+
+
+def _forwarded(context: Any) -> bool:
+    return any(key == FORWARDED for key, _ in context.invocation_metadata() or ())
 
 
 # ---------------------------------------------------------------- wiring
@@ -226,6 +282,10 @@ _WATCH_END = {
         "the watch fell behind; resume after the last sequence received",
     ),
     End.SHUTDOWN: (ServerReason.SHUTTING_DOWN, "the server is shutting down"),
+    End.MOVED: (
+        ServerReason.GAME_MOVED,
+        "the game moved; resume after the last sequence received",
+    ),
 }
 
 _UNARY: dict[str, type[Message]] = {
@@ -237,6 +297,7 @@ _UNARY: dict[str, type[Message]] = {
     "ListGames": spb.ListGamesRequest,
     "LeaveGame": spb.LeaveGameRequest,
     "GetGameRecord": spb.GetGameRecordRequest,
+    "ListGameEntries": spb.ListGameEntriesRequest,
 }
 
 
@@ -253,11 +314,20 @@ async def _refuse(method: str, error: ServiceError, context: Any) -> None:
 
 
 def _unary(
-    name: str, kind: type[Message], call: Callable[[Any, Any], Awaitable[Message | bytes]]
+    name: str,
+    kind: type[Message],
+    call: Callable[[Any, Any], Awaitable[Message | bytes]],
+    forwarder: Forwarder,
+    registry: Registry,
 ) -> Any:
     async def handle(data: bytes, context: Any) -> bytes:
         try:
-            response = await call(_decode(kind, data), context)
+            try:
+                response = await call(_decode(kind, data), context)
+            except Forward as forward:
+                reply = await forwarder.call(forward.address, name, data, context)
+                await registry.settle(forward.name)
+                return reply
             return response if isinstance(response, bytes) else response.SerializeToString()
         except ServiceError as error:
             await _refuse(name, error, context)
@@ -271,18 +341,19 @@ def _watch(service: GameService) -> Any:
         # One generator from the first message to the last: every frame of every
         # watch passes here, so no generator is stacked on another.
         try:
-            game, first, watcher = await service.WatchGame(
-                _decode(spb.WatchGameRequest, data), context
-            )
+            request = _decode(spb.WatchGameRequest, data)
+            game, viewer, first, watcher = await service.WatchGame(request, context)
+            latest = request.include_latest
             if first:
-                yield first
+                yield first + _latest(game, viewer) if latest else first
             if watcher is None:
                 return
             try:
                 while True:
                     item = await watcher.next()
                     if isinstance(item, bytes):
-                        yield item
+                        # The batch was just taken: the game is exactly as its last entry left it.
+                        yield item + _latest(game, viewer) if latest else item
                     elif item is End.FINISHED:
                         return
                     else:
@@ -296,21 +367,34 @@ def _watch(service: GameService) -> Any:
     return grpc.unary_stream_rpc_method_handler(handle)
 
 
-def _submit_stream(service: GameService) -> Any:
+def _latest(game: Authority, viewer: str | None) -> bytes:
+    """The ``latest`` field of a watch message: the game as ``viewer`` sees it now."""
+    return convert.field_bytes(_LATEST, game.latest(viewer).SerializeToString())
+
+
+def _submit_stream(service: GameService, forwarder: Forwarder) -> Any:
     async def handle(requests: AsyncIterator[bytes], context: Any) -> AsyncIterator[bytes]:
         try:
             async for data in requests:
                 request = _decode(spb.SubmitActionsRequest, data)
-                yield await service.SubmitAction(request, context)
+                try:
+                    yield await service.SubmitAction(request, context)
+                except Forward as forward:
+                    # The same fields as SubmitActionRequest: forwarded one by one.
+                    yield await forwarder.call(forward.address, "SubmitAction", data, context)
+                    await service.registry.settle(forward.name)
         except ServiceError as error:
             await _refuse("SubmitActions", error, context)
 
     return grpc.stream_stream_rpc_method_handler(handle)
 
 
-def generic_handler(service: GameService) -> Any:
+def generic_handler(service: GameService, forwarder: Forwarder) -> Any:
     """The gRPC handler of every method, requests and responses as bytes."""
-    methods = {name: _unary(name, kind, getattr(service, name)) for name, kind in _UNARY.items()}
+    methods = {
+        name: _unary(name, kind, getattr(service, name), forwarder, service.registry)
+        for name, kind in _UNARY.items()
+    }
     methods["WatchGame"] = _watch(service)
-    methods["SubmitActions"] = _submit_stream(service)
+    methods["SubmitActions"] = _submit_stream(service, forwarder)
     return grpc.method_handlers_generic_handler(SERVICE, methods)

@@ -59,6 +59,7 @@ DECISIONS = [
 ERRORS = [
     N_("error.GAME_ALREADY_STARTED"),
     N_("error.GAME_FULL"),
+    N_("error.GAME_MOVED"),
     N_("error.GAME_NOT_FINISHED"),
     N_("error.GAME_NOT_FOUND"),
     N_("error.GAME_NOT_STARTED"),
@@ -68,6 +69,7 @@ ERRORS = [
     N_("error.INVALID_RECORD"),
     N_("error.INVALID_REQUEST"),
     N_("error.MALFORMED_ACTION"),
+    N_("error.NODE_UNAVAILABLE"),
     N_("error.NOT_YOUR_TURN"),
     N_("error.NO_SUCH_SEAT"),
     N_("error.SEATS_OPEN"),

@@ -30,6 +30,11 @@ COLOURS = [
 ]
 
 
+#: The database the servers of the running test use (None: SQLite in its data folder);
+#: set per test by the ``backend`` fixture of conftest.py.
+DATABASE: list[str | None] = [None]
+
+
 @contextlib.asynccontextmanager
 async def running(
     data: Path,
@@ -42,6 +47,7 @@ async def running(
             host="127.0.0.1",
             port=0,
             data_dir=data,
+            database=DATABASE[0],
             limits=limits or Limits(),
             bots=bots or BotConfig(strong_budget=0.05),
         )

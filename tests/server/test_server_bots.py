@@ -31,6 +31,7 @@ from server.authority import Limits
 from server.botseats import BotConfig
 from server.gen.tongiaki.v1 import game_pb2 as pb
 from server.gen.tongiaki.v1 import game_service_pb2 as spb
+from server.storage.base import ACTIVE
 
 YELLOW, ORANGE, RED = COLOURS[:3]
 #: Every entry stays replayable, so a watch after_sequence=0 sees the whole log.
@@ -111,7 +112,7 @@ def test_a_game_of_bots_plays_to_the_end(tmp_path: Path) -> None:
             assert entries[0].HasField("game_started")
             actions = offered_only(entries)
             assert entries[-1].action_applied.events[-1].HasField("game_over")
-            authority = server.registry.find(name)
+            authority = await server.registry.find(name)
             assert authority.bot_refusals == 0
             assert authority.bot_moves == actions > 0
             await replays_to_the_same_end(stub, name)
@@ -196,7 +197,7 @@ def test_a_seat_left_mid_game_is_taken_over(tmp_path: Path) -> None:
             )
             yellow_seat = (await stub.GetGame(spb.GetGameRequest(name=name))).snapshot.game.seats[0]
             assert yellow_seat.takeover == pb.TAKEOVER_REASON_UNSPECIFIED
-            assert server.registry.find(name).bot_refusals == 0
+            assert (await server.registry.find(name)).bot_refusals == 0
             await replays_to_the_same_end(stub, name)
 
     asyncio.run(main())
@@ -236,7 +237,7 @@ def test_a_timed_out_seat_is_taken_over(tmp_path: Path) -> None:
                 pb.TAKEOVER_REASON_TIMED_OUT,
                 "Sleepy",
             )
-            assert server.registry.find(name).bot_refusals == 0
+            assert (await server.registry.find(name)).bot_refusals == 0
             await replays_to_the_same_end(stub, name)
 
     asyncio.run(main())
@@ -258,7 +259,7 @@ def test_bots_keep_playing_after_a_restart(tmp_path: Path) -> None:
             entries = await asyncio.wait_for(whole_log(stub, name), 60)
             assert len(entries) > stopped_at
             offered_only(entries)
-            authority = server.registry.find(name)
+            authority = await server.registry.find(name)
             assert authority.bot_moves > 0
             assert authority.bot_refusals == 0
             seats = (await stub.GetGame(spb.GetGameRequest(name=name))).snapshot.game.seats
@@ -447,7 +448,7 @@ def test_a_turn_too_long_is_taken_over(tmp_path: Path) -> None:
                         pb.DECISION_KIND_TURN,
                     )
                     assert not (decision.player == YELLOW and follow_up)
-            assert server.registry.find(name).bot_refusals == 0
+            assert (await server.registry.find(name)).bot_refusals == 0
             await replays_to_the_same_end(stub, name)
 
     asyncio.run(main())
@@ -468,7 +469,7 @@ def test_bot_thinking_leaves_other_games_served(tmp_path: Path) -> None:
                     settings=bot_settings(pb.BOT_LEVEL_STRONG, pb.BOT_LEVEL_STRONG),
                 )
             )
-            thinking = server.registry.find(created.game.name)
+            thinking = await server.registry.find(created.game.name)
             worst = 0.0
             loop = asyncio.get_running_loop()
             until = loop.time() + 3 * budget
@@ -479,7 +480,7 @@ def test_bot_thinking_leaves_other_games_served(tmp_path: Path) -> None:
                 await asyncio.sleep(0.01)
             # Strong bots spent whole budgets meanwhile, yet no call waited for one.
             assert thinking.bot_moves >= 1
-            assert thinking.state == pb.GAME_STATE_ACTIVE
+            assert thinking.state == ACTIVE
             assert worst < budget * 0.75, worst
 
     asyncio.run(main())

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import grpc
-from server_harness import auth, new_game, random_chooser
+from server_harness import DATABASE, auth, new_game, random_chooser
 
 from engine import Game
 from server import convert
@@ -22,6 +22,7 @@ from server.gen.tongiaki.v1 import game_service_pb2 as spb
 from server.gen.tongiaki.v1 import game_service_pb2_grpc as rpc
 
 ROOT = Path(__file__).resolve().parents[2]
+LEASE = 1.0
 
 
 def _launch(data: Path, log: Path) -> tuple[subprocess.Popen[bytes], int]:
@@ -38,6 +39,8 @@ def _launch(data: Path, log: Path) -> tuple[subprocess.Popen[bytes], int]:
             "0",
             "--data-dir",
             str(data),
+            # Shared with other nodes, a killed node's games wait for its lease to run out.
+            *(["--database", DATABASE[0], "--lease", str(LEASE)] if DATABASE[0] else []),
         ],
         cwd=ROOT,
         stderr=out,
@@ -104,6 +107,8 @@ def test_sigkill_mid_play_loses_no_acknowledged_action(tmp_path: Path) -> None:
                     await driver
 
     asyncio.run(before_kill())
+    if DATABASE[0]:
+        time.sleep(LEASE * 1.5)
     process, port = _launch(data, log)
     try:
 
@@ -140,4 +145,4 @@ def test_sigkill_mid_play_loses_no_acknowledged_action(tmp_path: Path) -> None:
     finally:
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=20) == 0
-    assert os.path.exists(data / "tongiaki.sqlite3")
+    assert os.path.exists(data / "tongiaki.sqlite3") != bool(DATABASE[0])

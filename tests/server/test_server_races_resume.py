@@ -147,9 +147,36 @@ def test_a_watcher_that_falls_behind_is_cut_off_alone() -> None:
     asyncio.run(main())
 
 
-def test_too_old_resume_gets_a_snapshot(tmp_path: Path) -> None:
+def test_a_resume_older_than_memory_is_read_from_the_store(tmp_path: Path) -> None:
     async def main() -> None:
         async with running(tmp_path, Limits(resume_window=5)) as (_, stub, _channel):
+            name, tokens = await new_game(stub, 2)
+            await asyncio.gather(
+                *(play_seat(stub, name, c, t, random_chooser(c)) for c, t in tokens.items())
+            )
+            final = (await stub.GetGame(spb.GetGameRequest(name=name))).snapshot
+            old = [
+                m async for m in stub.WatchGame(spb.WatchGameRequest(name=name, after_sequence=0))
+            ]
+            entries = [e for m in old for e in m.entries]
+            assert not any(m.HasField("snapshot") for m in old)
+            assert [e.sequence for e in entries] == list(range(1, final.sequence + 1))
+            # The entries read back are the ones sent live.
+            live = [m async for m in stub.WatchGame(spb.WatchGameRequest(name=name))]
+            assert live[0].snapshot == final
+            listed = await stub.ListGameEntries(
+                spb.ListGameEntriesRequest(name=name, after_sequence=final.sequence - 3)
+            )
+            assert list(listed.entries) == entries[-3:]
+            assert listed.sequence == final.sequence and not listed.more
+
+    asyncio.run(main())
+
+
+def test_too_old_resume_gets_a_snapshot(tmp_path: Path) -> None:
+    async def main() -> None:
+        limits = Limits(resume_window=5, replay_from_store=3)
+        async with running(tmp_path, limits) as (_, stub, _channel):
             name, tokens = await new_game(stub, 2)
             await asyncio.gather(
                 *(play_seat(stub, name, c, t, random_chooser(c)) for c, t in tokens.items())

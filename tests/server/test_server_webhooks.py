@@ -16,6 +16,7 @@ from typing import Any
 
 import grpc
 import pytest
+import server_harness
 from server_harness import Stub, auth, refused
 
 from engine import Game
@@ -103,6 +104,7 @@ async def server_with(
             host="127.0.0.1",
             port=0,
             data_dir=data,
+            database=server_harness.DATABASE[0],
             bots=BotConfig(strong_budget=0.05),
             webhooks=hooks,
         )
@@ -178,9 +180,15 @@ def bot_game(url: str) -> spb.CreateGameRequest:
 
 
 def test_every_turn_and_the_end_are_notified_signed_and_retried(tmp_path: Path) -> None:
-    # Every third call fails once with 503 (or with no answer worth reading): retried.
+    # Every third call is answered 503 (each notice at most once): it is tried again.
+    refused_once: set[str] = set()
+
     def answer(call: Call, number: int) -> tuple[int, dict[str, str]]:
-        return (503, {}) if number % 3 == 0 else (200, {})
+        delivery = call.headers["x-tongiaki-delivery"]
+        if number % 3 == 0 and delivery not in refused_once:
+            refused_once.add(delivery)
+            return 503, {}
+        return 200, {}
 
     async def main() -> None:
         with receiving(Receiver(answer=answer)) as receiver:
@@ -214,7 +222,8 @@ def test_every_turn_and_the_end_are_notified_signed_and_retried(tmp_path: Path) 
             assert call.headers["x-tongiaki-delivery"] == call.json["delivery"]
             assert call.json["game"] == name and call.json["version"] == 1
         # Each refused call was tried again with the same delivery (same body).
-        refused_calls = [c for n, c in enumerate(calls, start=1) if n % 3 == 0]
+        refused_calls = [c for c in calls if all(c is not a for a in accepted)]
+        assert {c.json["delivery"] for c in refused_calls} == refused_once
         assert refused_calls and hooks.retried >= len(refused_calls)
         for call in refused_calls:
             again = [c for c in accepted if c.json["delivery"] == call.json["delivery"]]

@@ -1,0 +1,83 @@
+"""Forwarding a change to the node that owns the game, and relaying its answer.
+
+A client may send any request to any node. A change (join, start, an action,
+leave) is made by the game's owner: a node that does not own the game sends
+the request's bytes on, with the caller's seat token, and relays the owner's
+answer or refusal unchanged (status, message and ``ErrorInfo``). A forwarded
+call is marked, so it is never forwarded twice: a node that receives one for a
+game it no longer owns refuses it with ``GAME_MOVED``, and the client retries.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import grpc
+
+from server.errors import ServerReason, ServiceError
+from server.gen.tongiaki.v1 import game_service_pb2 as spb
+
+log = logging.getLogger(__name__)
+
+#: The metadata key that marks a forwarded call.
+FORWARDED = "tongiaki-forwarded"
+
+SERVICE = spb.DESCRIPTOR.services_by_name["GameService"].full_name
+
+#: Seconds a forwarded call may take.
+TIMEOUT = 30.0
+
+
+class Forward(Exception):
+    """The game is owned by the node at ``address``: forward the call there."""
+
+    def __init__(self, address: str, name: str) -> None:
+        super().__init__(f"{name} is owned by {address}")
+        self.address = address
+        self.name = name
+
+
+class Forwarder:
+    """Channels to the other nodes, opened when first needed."""
+
+    def __init__(self) -> None:
+        self._channels: dict[str, grpc.aio.Channel] = {}
+
+    def _channel(self, address: str) -> grpc.aio.Channel:
+        channel = self._channels.get(address)
+        if channel is None:
+            channel = grpc.aio.insecure_channel(address)
+            self._channels[address] = channel
+        return channel
+
+    async def call(self, address: str, method: str, data: bytes, context: Any) -> bytes:
+        """Send ``data`` as ``method`` to the node at ``address``; its answer, or its refusal."""
+        metadata = [(k, v) for k, v in context.invocation_metadata() or () if k == "authorization"]
+        metadata.append((FORWARDED, "1"))
+        call = self._channel(address).unary_unary(f"/{SERVICE}/{method}")
+        try:
+            reply: bytes = await call(data, metadata=metadata, timeout=TIMEOUT)
+            return reply
+        except grpc.aio.AioRpcError as error:
+            if error.code() in (
+                grpc.StatusCode.UNAVAILABLE,
+                grpc.StatusCode.DEADLINE_EXCEEDED,
+            ) and (dict(error.trailing_metadata() or ()).get("grpc-status-details-bin") is None):
+                log.warning("owner unreachable", extra={"address": address, "method": method})
+                raise ServiceError(
+                    ServerReason.NODE_UNAVAILABLE,
+                    "the node that plays this game cannot be reached; retry",
+                ) from None
+            await context.abort(
+                error.code(),
+                error.details() or "",
+                trailing_metadata=tuple(error.trailing_metadata() or ()),
+            )
+            raise AssertionError("unreachable") from None  # abort raises
+
+    async def close(self) -> None:
+        """Close every channel."""
+        for channel in self._channels.values():
+            await channel.close()
+        self._channels.clear()

@@ -1,0 +1,92 @@
+"""A game's seats: who holds each (a person's token hash and name, or a bot).
+
+Tokens are secret: only their SHA-256 hashes are kept, and a seat is found
+from a token by comparing hashes in constant time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from typing import Any
+
+from server.storage.base import Tokens
+
+
+def hash_token(token: str) -> str:
+    """The stored form of a seat token (only hashes are kept)."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def new_token() -> str:
+    """A fresh secret seat token."""
+    return secrets.token_urlsafe(24)
+
+
+class Seats:
+    """The seats of one game in seat order, and who holds them."""
+
+    def __init__(self, colours: list[str], bots: dict[str, str]) -> None:
+        self.colours = list(colours)
+        self._tokens: dict[str, str] = {}  # colour -> token hash
+        self._names: dict[str, str] = {}  # colour -> display name
+        #: Colour -> bot level, for seats a bot plays.
+        self.bots: dict[str, str] = dict(bots)
+        #: Colour -> why a bot took the seat over.
+        self.takeover: dict[str, str] = {}
+
+    def taken(self, colour: str) -> bool:
+        """Whether somebody (a person or a bot) holds ``colour``."""
+        return colour in self._tokens or colour in self.bots
+
+    def open(self) -> list[str]:
+        """The seats nobody holds, in seat order."""
+        return [c for c in self.colours if not self.taken(c)]
+
+    def name(self, colour: str) -> str:
+        """The display name of the person holding ``colour`` ("" if none)."""
+        return self._names.get(colour, "")
+
+    def holder(self, token_hash: str) -> str | None:
+        """The colour whose token has this hash, if any."""
+        found = None
+        for colour, held in self._tokens.items():
+            if secrets.compare_digest(held, token_hash):
+                found = colour
+        return found
+
+    def hashes(self) -> list[str]:
+        """The token hashes of every seat a person holds."""
+        return list(self._tokens.values())
+
+    def join(self, colour: str, token_hash: str, name: str) -> Tokens:
+        """A person takes ``colour``."""
+        self._tokens[colour] = token_hash
+        self._names[colour] = name
+        return Tokens(added=(token_hash,))
+
+    def leave(self, colour: str) -> Tokens:
+        """The person holding ``colour`` gives it up."""
+        token = self._tokens.pop(colour, None)
+        self._names.pop(colour, None)
+        return Tokens(removed=(token,) if token else ())
+
+    def take_over(self, colour: str, level: str, reason: str) -> Tokens:
+        """A bot of ``level`` takes ``colour`` (its person's token stops working)."""
+        token = self._tokens.pop(colour, None)
+        self.bots[colour] = level
+        self.takeover[colour] = reason
+        return Tokens(removed=(token,) if token else ())
+
+    def summary(self) -> list[dict[str, Any]]:
+        """Each seat as stored in the game's summary."""
+        return [
+            {
+                "colour": c,
+                "name": self._names.get(c, ""),
+                "occupied": self.taken(c),
+                "bot": self.bots.get(c, ""),
+                "takeover": self.takeover.get(c, ""),
+            }
+            for c in self.colours
+        ]

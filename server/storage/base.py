@@ -1,0 +1,203 @@
+"""What the server asks of its store, and the records that cross it.
+
+A game is a set-up row (seats, the secret stack, settings) plus a log of
+entries ``(sequence, kind, body)``, and a summary that lists and restarts read
+without replaying the log: its state, open seats, who sits where, its final
+figures, and when the server must act on it by itself (a bot's move, a turn
+clock). The summary is written in the same transaction as the entry it
+follows, so the two never disagree.
+
+Every implementation keeps the same promise: ``append`` completes only after
+its transaction committed, and refuses an entry that does not directly follow
+the last one (and, where several nodes share a store, one from a node that no
+longer owns the game).
+"""
+
+from __future__ import annotations
+
+import abc
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Game states as stored (the summary's ``state``).
+OPEN, ACTIVE, FINISHED = "open", "active", "finished"
+STATES = (OPEN, ACTIVE, FINISHED)
+
+#: Largest page of ``Store.page`` and ``Store.entries``.
+MAX_PAGE = 2000
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON for stored bodies."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Setup:
+    """A game as created: never changes afterwards."""
+
+    id: str
+    ordinal: int
+    seats: list[str]
+    stack: list[str]
+    settings: dict[str, Any]
+    created: float
+
+
+@dataclass
+class Summary:
+    """A game's state for lists and restarts, kept beside its log."""
+
+    state: str = OPEN
+    #: The sequence of the last entry.
+    sequence: int = 0
+    #: Per seat, in seat order: ``colour``, ``name``, ``occupied``, ``bot``, ``takeover``.
+    seats: list[dict[str, Any]] = field(default_factory=list)
+    #: The engine's result once the game is over (points, islands, ships, rank).
+    result: dict[str, Any] | None = None
+    #: When the server must act on the game by itself (seconds since the epoch):
+    #: a bot's decision is due now, a turn clock runs out then. None: nothing to do.
+    attention: float | None = None
+
+    @property
+    def open_seats(self) -> int:
+        """Seats nobody holds."""
+        return sum(1 for seat in self.seats if not seat["occupied"])
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One log entry as stored."""
+
+    sequence: int
+    kind: str
+    body: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """Seat-token changes an entry makes (hashes only): added and removed."""
+
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A game read back: its set-up, summary and (when asked for) its log."""
+
+    setup: Setup
+    summary: Summary
+    entries: list[Entry] = field(default_factory=list)
+    #: The owner's epoch when the game was read (stores with owners; else 0).
+    epoch: int = 0
+
+
+class Conflict(Exception):
+    """An append that the store refused: not the next entry, or not the owner's."""
+
+    def __init__(self, game: str, sequence: int, why: str) -> None:
+        super().__init__(f"{game}: entry {sequence} refused ({why})")
+        self.game = game
+        self.sequence = sequence
+        self.why = why
+
+
+#: Called with (game id, sequence) when another node appended to a game
+#: (("", 0): anything may have been missed, read every followed game again).
+Listener = Callable[[str, int], None]
+
+
+@dataclass(frozen=True)
+class Owner:
+    """Who owns a game: this node (with its epoch) or another (with its address)."""
+
+    epoch: int = 0
+    address: str | None = None
+
+    @property
+    def mine(self) -> bool:
+        """Whether this node now owns the game."""
+        return self.address is None
+
+
+class Store(abc.ABC):
+    """The durable home of every game."""
+
+    #: Commits and writes so far (figures for logs and benchmarks).
+    commits: int = 0
+    writes: int = 0
+    #: Whether several nodes may share this store (then games have owners).
+    shared: bool = False
+
+    @property
+    @abc.abstractmethod
+    def description(self) -> str:
+        """What the store is, for the start-up log (no secrets)."""
+
+    @abc.abstractmethod
+    async def start(self) -> None:
+        """Open connections and start writing (on the running event loop)."""
+
+    @abc.abstractmethod
+    async def stop(self) -> None:
+        """Commit what is queued and close."""
+
+    @abc.abstractmethod
+    async def next_ordinal(self) -> int:
+        """A new game's place in the creation order."""
+
+    @abc.abstractmethod
+    def create(self, setup: Setup, summary: Summary) -> Awaitable[None]:
+        """Write a new game; completes once committed."""
+
+    @abc.abstractmethod
+    def append(
+        self, game: str, entry: Entry, summary: Summary, tokens: Tokens, epoch: int
+    ) -> Awaitable[None]:
+        """Write ``entry`` and the game's new summary; completes once committed.
+
+        Raises :class:`Conflict` if ``entry`` does not follow the last one or
+        ``epoch`` is no longer the game's owner epoch.
+        """
+
+    @abc.abstractmethod
+    async def load(self, game: str, *, entries: bool = True) -> Stored | None:
+        """The game with its whole log (or without), None if there is none."""
+
+    @abc.abstractmethod
+    async def entries(self, game: str, after: int, limit: int) -> list[Entry]:
+        """Up to ``limit`` entries after sequence ``after``, in order."""
+
+    @abc.abstractmethod
+    async def page(
+        self, after_ordinal: int, limit: int, state: str | None, open_seats: bool
+    ) -> list[Stored]:
+        """Games after ``after_ordinal`` in creation order (without their logs)."""
+
+    @abc.abstractmethod
+    async def due(self, limit: int) -> list[str]:
+        """Running games the server must act on by itself (bots, clocks), soonest first."""
+
+    @abc.abstractmethod
+    async def token_game(self, token_hash: str) -> str | None:
+        """The game a seat token belongs to."""
+
+    def listen(self, listener: Listener) -> None:  # noqa: B027 - optional for one-node stores
+        """Be told of entries other nodes append (stores shared by several nodes)."""
+
+    async def acquire(self, game: str) -> Owner | None:
+        """Own ``game`` if it has no living owner, else who does; None: no such game.
+
+        A store that only one node writes makes that node the owner of everything.
+        """
+        return Owner(epoch=1)
+
+    async def release(self, game: str, epoch: int) -> None:  # noqa: B027 - shared stores only
+        """Give up owning ``game`` (it is idle here)."""
+
+    async def orphans(self, limit: int) -> list[str]:
+        """Games that need a server by themselves and have no living owner."""
+        return []

@@ -1,0 +1,264 @@
+"""Games live in the store: restarts read nothing, lists come from indexes, history from the log."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from server_harness import (
+    COLOURS,
+    auth,
+    new_game,
+    play_seat,
+    random_chooser,
+    refused,
+    running,
+)
+
+from engine import Game
+from server import convert
+from server.gen.tongiaki.v1 import game_pb2 as pb
+from server.gen.tongiaki.v1 import game_service_pb2 as spb
+from server.storage.sqlite import SCHEMA_VERSION
+
+FIXTURE = Path(__file__).parent / "fixtures" / "schema1"
+
+
+async def _bots_game(stub: object, seats: int = 2) -> str:
+    created = await stub.CreateGame(  # type: ignore[attr-defined]
+        spb.CreateGameRequest(
+            seats=COLOURS[:seats],
+            settings=pb.GameSettings(
+                bots=[pb.BotSeat(colour=c, level=pb.BOT_LEVEL_RANDOM) for c in COLOURS[:seats]]
+            ),
+        )
+    )
+    name: str = created.game.name
+    async for _ in stub.WatchGame(spb.WatchGameRequest(name=name)):  # type: ignore[attr-defined]
+        pass  # until the game is over
+    return name
+
+
+def test_a_restart_reads_no_stored_game(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with running(tmp_path) as (server, stub, _channel):
+            finished = [await _bots_game(stub) for _ in range(3)]
+            opened = []
+            for i in range(1200):
+                created = await stub.CreateGame(
+                    spb.CreateGameRequest(
+                        seats=COLOURS[:3], settings=pb.GameSettings(display_name=f"table {i}")
+                    )
+                )
+                if i % 2:
+                    await stub.JoinGame(
+                        spb.JoinGameRequest(name=created.game.name, display_name=f"p{i}")
+                    )
+                opened.append(created.game.name)
+            active, tokens = await new_game(stub, 2)
+        async with running(tmp_path) as (server, stub, _channel):
+            await asyncio.sleep(0.2)  # the background pass over games that need a server
+            assert server.registry.loads == 0 and len(server.registry) == 0
+            listed: list[pb.Game] = []
+            token = ""
+            while True:
+                page = await stub.ListGames(spb.ListGamesRequest(page_size=500, page_token=token))
+                listed.extend(page.games)
+                token = page.next_page_token
+                if not token:
+                    break
+            assert [g.name for g in listed] == [*finished, *opened, active]
+            assert [g.settings.display_name for g in listed[3:8]] == [
+                f"table {i}" for i in range(5)
+            ]
+            assert [s.display_name for s in listed[4].seats] == ["p1", "", ""]
+            done = await stub.ListGames(
+                spb.ListGamesRequest(state=pb.GAME_STATE_FINISHED, page_size=10)
+            )
+            assert [g.name for g in done.games] == finished
+            assert all(len(g.results) == 2 for g in done.games)
+            assert {r.rank for r in done.games[0].results} <= {1, 2}
+            with_room = await stub.ListGames(spb.ListGamesRequest(open_seats=True, page_size=1000))
+            assert len(with_room.games) == 1000 and with_room.next_page_token
+            assert all(any(not s.occupied for s in g.seats) for g in with_room.games)
+            # Lists came from the store's indexes: still no game was rebuilt.
+            assert server.registry.loads == 0
+            # The first request for a game rebuilds it, once.
+            snapshot = (
+                await stub.GetGame(
+                    spb.GetGameRequest(name=active), metadata=auth(tokens[COLOURS[0]])
+                )
+            ).snapshot
+            assert snapshot.view.viewer == COLOURS[0]
+            await stub.GetGame(spb.GetGameRequest(name=active))
+            assert server.registry.loads == 1
+            record = await stub.GetGameRecord(spb.GetGameRecordRequest(name=finished[0]))
+            assert Game.from_record(json.loads(record.record_json)).over
+            assert server.registry.loads == 2
+
+    asyncio.run(main())
+
+
+def test_idle_games_leave_memory_and_come_back_intact(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with running(tmp_path) as (server, stub, _channel):
+            server.registry.idle = 0.0
+            name, tokens = await new_game(stub, 2)
+            rng = random.Random(5)
+            for _ in range(12):
+                snapshot = (await stub.GetGame(spb.GetGameRequest(name=name))).snapshot
+                decision = snapshot.view.decision
+                before = server.registry.loads
+                assert server.registry.evict_idle() >= 1 and len(server.registry) == 0
+                await stub.SubmitAction(
+                    spb.SubmitActionRequest(
+                        name=name,
+                        sequence=snapshot.sequence,
+                        request_id=f"r{snapshot.sequence}",
+                        action=rng.choice(list(decision.options)),
+                    ),
+                    metadata=auth(tokens[decision.player]),
+                )
+                assert server.registry.loads == before + 1
+            # A retry of an acknowledged request after the game was let go is still a no-op.
+            last = (await stub.GetGame(spb.GetGameRequest(name=name))).snapshot
+            server.registry.evict_idle()
+            code, reason, _ = await refused(
+                stub.SubmitAction(
+                    spb.SubmitActionRequest(
+                        name=name,
+                        sequence=last.sequence - 1,
+                        request_id="not-seen-before",
+                        action_json='{"act":"settle"}',
+                    ),
+                    metadata=auth(tokens[COLOURS[0]]),
+                )
+            )
+            assert reason == "STALE_SEQUENCE"
+
+    asyncio.run(main())
+
+
+def test_any_past_state_and_the_whole_log_are_public(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with running(tmp_path) as (_server, stub, _channel):
+            name, tokens = await new_game(stub, 3)
+            await asyncio.gather(
+                *(play_seat(stub, name, c, t, random_chooser(c)) for c, t in tokens.items())
+            )
+            record = json.loads(
+                (await stub.GetGameRecord(spb.GetGameRecordRequest(name=name))).record_json
+            )
+            entries: list[pb.LogEntry] = []
+            after = 0
+            while True:
+                page = await stub.ListGameEntries(
+                    spb.ListGameEntriesRequest(name=name, after_sequence=after, page_size=40)
+                )
+                entries.extend(page.entries)
+                after = page.entries[-1].sequence
+                if not page.more:
+                    break
+            assert [e.sequence for e in entries] == list(range(1, page.sequence + 1))
+            started = next(e.sequence for e in entries if e.HasField("game_started"))
+            replay = Game.new(record["seats"], record["stack"])
+            for at in [started, started + 1, started + 17, page.sequence]:
+                actions = at - started
+                replay = Game.from_record({**record, "actions": record["actions"][:actions]})
+                past = (await stub.GetGame(spb.GetGameRequest(name=name, at_sequence=at))).snapshot
+                assert past.sequence == at
+                assert past.view == convert.view_to_proto(replay.view(None))
+            before = (await stub.GetGame(spb.GetGameRequest(name=name, at_sequence=1))).snapshot
+            assert before.game.state == pb.GAME_STATE_OPEN and not before.HasField("view")
+            _, reason, _ = await refused(
+                stub.GetGame(spb.GetGameRequest(name=name, at_sequence=page.sequence + 1))
+            )
+            assert reason == "SEQUENCE_OUT_OF_RANGE"
+
+    asyncio.run(main())
+
+
+def test_a_watch_can_carry_the_latest_snapshot(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with running(tmp_path) as (_server, stub, _channel):
+            name, tokens = await new_game(stub, 2)
+            yellow = COLOURS[0]
+            watch = stub.WatchGame(
+                spb.WatchGameRequest(name=name, include_latest=True), metadata=auth(tokens[yellow])
+            )
+            players = asyncio.gather(
+                *(play_seat(stub, name, c, t, random_chooser(c)) for c, t in tokens.items())
+            )
+            messages = [m async for m in watch]
+            await players
+            assert len(messages) > 2
+            for message in messages:
+                assert message.HasField("latest")
+                last = message.entries[-1].sequence if message.entries else message.sequence
+                if message.HasField("snapshot"):
+                    last = message.snapshot.sequence
+                assert message.latest.sequence == last
+                assert message.latest.view.viewer == yellow
+            final = (await stub.GetGame(spb.GetGameRequest(name=name))).snapshot
+            assert messages[-1].latest.view.result == final.view.result
+
+    asyncio.run(main())
+
+
+@pytest.mark.sqlite_only
+def test_a_database_of_the_first_schema_is_upgraded_in_place(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    shutil.copy(FIXTURE / "tongiaki.sqlite3", data / "tongiaki.sqlite3")
+    known = json.loads((FIXTURE / "games.json").read_text())
+    tokens = known.pop("tokens")
+
+    async def main() -> None:
+        async with running(data) as (_server, stub, _channel):
+            listed = (await stub.ListGames(spb.ListGamesRequest())).games
+            assert {g.name: (pb.GameState.Name(g.state), g.sequence) for g in listed} == {
+                name: (game["state"], game["sequence"]) for name, game in known.items()
+            }
+            opened, active, finished, with_bot = known
+            open_game = next(g for g in listed if g.name == opened)
+            assert [s.display_name for s in open_game.seats] == ["Aroha", "", ""]
+            seat = await stub.GetGame(
+                spb.GetGameRequest(name=opened), metadata=auth(tokens["open"])
+            )
+            assert seat.snapshot.game.name == opened
+            _, reason, _ = await refused(
+                stub.GetGame(spb.GetGameRequest(name=active), metadata=auth(tokens["open"]))
+            )
+            assert reason == "TOKEN_WRONG_GAME"
+            done = next(g for g in listed if g.name == finished)
+            assert len(done.results) == 2
+            record = await stub.GetGameRecord(spb.GetGameRecordRequest(name=finished))
+            assert Game.from_record(json.loads(record.record_json)).over
+            # The game in play goes on where it stopped, with its seats' tokens.
+            snapshot = (await stub.GetGame(spb.GetGameRequest(name=active))).snapshot
+            decision = snapshot.view.decision
+            player = pb.Colour.Name(decision.player)
+            reply = await stub.SubmitAction(
+                spb.SubmitActionRequest(
+                    name=active,
+                    sequence=snapshot.sequence,
+                    request_id="after-upgrade",
+                    action=decision.options[0],
+                ),
+                metadata=auth(tokens["active"][player]),
+            )
+            assert reply.entry.sequence == snapshot.sequence + 1
+            bot_game = await stub.GetGame(
+                spb.GetGameRequest(name=with_bot), metadata=auth(tokens["bots"])
+            )
+            assert bot_game.snapshot.view.viewer == pb.COLOUR_YELLOW
+
+    asyncio.run(main())
+    with sqlite3.connect(data / "tongiaki.sqlite3") as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert conn.execute("SELECT count(*) FROM games WHERE sequence < 0").fetchone()[0] == 0
