@@ -135,7 +135,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         target = args.server
     else:
         args.data_dir.mkdir(parents=True, exist_ok=True)
-        child = ServerProcess(args.data_dir, port=args.game_port)
+        try:
+            child = ServerProcess(args.data_dir, port=args.game_port)
+        except RuntimeError as error:
+            sys.exit(
+                f"{error}: is port {args.game_port} taken? --game-port (or TONGIAKI_GAME_PORT)"
+                " picks another, 0 a free one; --server HOST:PORT uses a running game server"
+            )
         target = child.target
     app = create_app({"TONGIAKI_SERVER": target})
     gateway = Gateway(app, args.host, args.port, args.threads)
