@@ -34,13 +34,10 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-#: gRPC server options: room for bursts of new calls; a port another process holds
-#: is an error (gRPC would otherwise share it with SO_REUSEPORT, and two servers
-#: started on the default port would split the calls between them).
+#: gRPC server options: room for bursts of new calls.
 SERVER_OPTIONS = [
     ("grpc.server.max_pending_requests", 20000),
     ("grpc.server.max_pending_requests_hard_limit", 40000),
-    ("grpc.so_reuseport", 0),
 ]
 
 

@@ -13,6 +13,7 @@ import argparse
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -23,8 +24,20 @@ from typing import IO
 from webclient.app import close_app, create_app
 from webclient.wsgi import Gateway
 
-#: The game server's port when ``python -m webclient`` starts one (gRPC's usual port).
+#: Where ``python -m webclient`` starts the game server (gRPC's usual port).
+GAME_HOST = "127.0.0.1"
 GAME_PORT = 50051
+
+
+def listening(host: str, port: int) -> bool:
+    """Whether some process listens on ``host:port`` already."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # TIME_WAIT is no owner
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return True
+    return False
 
 
 class ServerProcess:
@@ -135,13 +148,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         target = args.server
     else:
         args.data_dir.mkdir(parents=True, exist_ok=True)
-        try:
-            child = ServerProcess(args.data_dir, port=args.game_port)
-        except RuntimeError as error:
+        if args.game_port and listening(GAME_HOST, args.game_port):
+            # gRPC would share the port (SO_REUSEPORT) and split the calls between servers.
             sys.exit(
-                f"{error}: is port {args.game_port} taken? --game-port (or TONGIAKI_GAME_PORT)"
-                " picks another, 0 a free one; --server HOST:PORT uses a running game server"
+                f"port {args.game_port} is taken: --game-port (or TONGIAKI_GAME_PORT) picks"
+                " another, 0 a free one; --server HOST:PORT uses a running game server"
             )
+        child = ServerProcess(args.data_dir, GAME_HOST, port=args.game_port)
         target = child.target
     app = create_app({"TONGIAKI_SERVER": target})
     gateway = Gateway(app, args.host, args.port, args.threads)

@@ -2,7 +2,7 @@
 // A command-line client for the Tongiaki game server, built from proto/ alone.
 //
 //   node tongiaki.mjs list   [--state open|active|finished]
-//   node tongiaki.mjs create --seats yellow,red [--bots red] [--auto-start] [--name NAME]
+//   node tongiaki.mjs create --seats yellow,red [--bots red] [--auto-start] [--name NAME] [--webhook URL]
 //   node tongiaki.mjs join   GAME [--colour red] [--name NAME]      prints the seat token
 //   node tongiaki.mjs start  GAME --token TOKEN
 //   node tongiaki.mjs watch  GAME [--after SEQUENCE]

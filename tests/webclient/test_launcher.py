@@ -49,4 +49,4 @@ def test_a_taken_game_server_port_is_an_error_that_says_what_to_do(tmp_path: Pat
     assert done.returncode == 1
     assert "Tongiaki is running" not in done.stdout
     last = done.stderr.strip().splitlines()[-1]
-    assert f"is port {running.port} taken? --game-port (or TONGIAKI_GAME_PORT)" in last
+    assert f"port {running.port} is taken: --game-port (or TONGIAKI_GAME_PORT)" in last
