@@ -220,7 +220,9 @@ async def measure(args: argparse.Namespace, data: Path, filled: dict[str, Any]) 
                 try:
                     await stub.ListGames(spb.ListGamesRequest(page_size=1))
                     break
-                except grpc.aio.AioRpcError:
+                except grpc.aio.AioRpcError as error:
+                    if error.code() != grpc.StatusCode.UNAVAILABLE:
+                        raise
                     await asyncio.sleep(0.005)
             ready = time.perf_counter() - began
             await asyncio.sleep(1.0)

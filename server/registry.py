@@ -28,11 +28,10 @@ from typing import Any
 
 from engine.playout import shuffled_stack
 from server import convert
-from server.authority import Authority, Limits
+from server.authority import Authority, Frame, Limits
 from server.botseats import BotRunner
 from server.errors import ServerReason, ServiceError, invalid
 from server.fanout import End
-from server.gen.tongiaki.v1 import game_pb2 as pb
 from server.seats import Seats, hash_token
 from server.storage.base import (
     FINISHED,
@@ -249,7 +248,7 @@ class Registry:
 
     async def page(
         self, size: int, token: str, state: int, open_seats: bool
-    ) -> tuple[list[pb.Game], str]:
+    ) -> tuple[list[Stored], str]:
         """One page of games in creation order (from the store's indexes), and the next token."""
         if size < 0:
             raise invalid("page_size must not be negative", field="page_size")
@@ -257,24 +256,12 @@ class Registry:
         after = _decode_page(token) if token else 0
         wanted = convert.STATE_NAME.get(state) if state else None
         found = await self.store.page(after, size + 1, wanted, open_seats)
-        games = [
-            convert.game_to_proto(
-                s.setup.id,
-                s.setup.created,
-                s.setup.settings,
-                state=s.summary.state,
-                sequence=s.summary.sequence,
-                seats=s.summary.seats,
-                result=s.summary.result,
-            )
-            for s in found[:size]
-        ]
         following = _encode_page(found[size - 1].setup.ordinal) if len(found) > size else ""
-        return games, following
+        return found[:size], following
 
     # ------------------------------------------------------------ history
 
-    async def history(self, gid: str, after: int, until: int) -> list[tuple[bytes, str | None]]:
+    async def history(self, gid: str, after: int, until: int) -> list[Frame]:
         """The frames of entries ``after`` < sequence <= ``until``, rebuilt from the store."""
         stored = await self.store.load(gid)
         if stored is None:
@@ -289,11 +276,11 @@ class Registry:
         )
         return past.window()
 
-    def older(self, gid: str) -> Callable[[int, int], Awaitable[list[tuple[bytes, str | None]]]]:
+    def older(self, gid: str) -> Callable[[int, int], Awaitable[list[Frame]]]:
         """What a watch calls for entries that memory no longer holds."""
         return lambda after, until: self.history(gid, after, until)
 
-    async def past(self, name: str, at: int) -> pb.GameSnapshot:
+    async def past(self, name: str, at: int) -> tuple[Stored, dict[str, Any] | None]:
         """The game right after entry ``at``, as a spectator saw it."""
         gid = game_id(name)
         stored = await self.store.load(gid)

@@ -262,3 +262,55 @@ def test_a_database_of_the_first_schema_is_upgraded_in_place(tmp_path: Path) -> 
     with sqlite3.connect(data / "tongiaki.sqlite3") as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert conn.execute("SELECT count(*) FROM games WHERE sequence < 0").fetchone()[0] == 0
+
+
+def test_games_that_run_by_themselves_are_taken_up_at_start(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with running(tmp_path) as (_server, stub, _channel):
+            bots = await stub.CreateGame(
+                spb.CreateGameRequest(
+                    seats=COLOURS[:2],
+                    settings=pb.GameSettings(
+                        bots=[pb.BotSeat(colour=c, level=pb.BOT_LEVEL_STRONG) for c in COLOURS[:2]]
+                    ),
+                )
+            )
+            clocked = await stub.CreateGame(
+                spb.CreateGameRequest(
+                    seats=COLOURS[:2],
+                    settings=pb.GameSettings(
+                        bots=[pb.BotSeat(colour=COLOURS[1], level=pb.BOT_LEVEL_RANDOM)],
+                        turn_timeout_seconds=1.0,
+                    ),
+                )
+            )
+            joined = await stub.JoinGame(spb.JoinGameRequest(name=clocked.game.name))
+            await stub.StartGame(
+                spb.StartGameRequest(name=clocked.game.name), metadata=auth(joined.seat_token)
+            )
+            for _ in range(10):
+                await new_game(stub, 3)  # people's games: nothing to do without them
+            async for message in stub.WatchGame(spb.WatchGameRequest(name=bots.game.name)):
+                if message.entries and message.entries[-1].sequence >= 6:
+                    break
+
+        async def sequences() -> dict[str, int]:
+            page = await stub.ListGames(spb.ListGamesRequest())
+            return {g.name: g.sequence for g in page.games}
+
+        async with running(tmp_path) as (server, stub, _channel):
+            before = await sequences()
+            await asyncio.sleep(2.0)  # the clock's deadline passes; the bots think on
+            after = await sequences()
+            # Only the two games that run by themselves were read, with no request for them.
+            assert server.registry.loads == 2
+            assert after[bots.game.name] > before[bots.game.name]
+            assert after[clocked.game.name] > before[clocked.game.name]
+            changed = {name for name in after if after[name] != before[name]}
+            assert changed == {bots.game.name, clocked.game.name}
+            seat = (
+                await stub.GetGame(spb.GetGameRequest(name=clocked.game.name))
+            ).snapshot.game.seats[0]
+            assert seat.takeover == pb.TAKEOVER_REASON_TIMED_OUT
+
+    asyncio.run(main())
