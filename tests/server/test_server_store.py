@@ -128,7 +128,7 @@ def test_idle_games_leave_memory_and_come_back_intact(tmp_path: Path) -> None:
             # A retry of an acknowledged request after the game was let go is still a no-op.
             last = (await stub.GetGame(spb.GetGameRequest(name=name))).snapshot
             server.registry.evict_idle()
-            code, reason, _ = await refused(
+            _code, reason, _ = await refused(
                 stub.SubmitAction(
                     spb.SubmitActionRequest(
                         name=name,
