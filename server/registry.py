@@ -172,6 +172,9 @@ class Registry:
         if stored is None:
             raise not_found(name)
         self.loads += 1
+        if stored.summary.state == FINISHED:
+            # A finished game never changes: answered from the store, not kept.
+            return self._new(stored, owner=False)
         # One node alone owns everything it loads; a shared store's copies follow first.
         game = self._new(stored, owner=not self.store.shared)
         old = self._games.get(gid)
