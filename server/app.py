@@ -62,6 +62,8 @@ class Config:
     idle: float = 30.0
     #: Seconds a node's lease on its games lasts without renewal (shared stores).
     lease: float = 5.0
+    #: Seconds an open game that no person joined is kept before it is deleted (0: for ever).
+    open_game_ttl: float = 3600.0
     #: Turn webhooks: the allowed URL prefixes, retries and queue.
     webhooks: WebhookConfig = field(default_factory=WebhookConfig)
 
@@ -123,7 +125,12 @@ async def start(config: Config) -> RunningServer:
     await store.start()
     runner = BotRunner(config.bots)
     registry = Registry(
-        store, config.limits, runner, idle=config.idle, webhooks=Webhooks(config.webhooks)
+        store,
+        config.limits,
+        runner,
+        idle=config.idle,
+        open_game_ttl=config.open_game_ttl,
+        webhooks=Webhooks(config.webhooks),
     )
     await registry.start()
     forwarder = Forwarder()

@@ -383,6 +383,8 @@ class Authority:
                 events = self.game.apply(action, colour)
             except ActionError as error:
                 raise ServiceError.from_engine(error) from None
+            # The game keeps the shared object equal to its action (see entries.shared).
+            self.game.actions[-1] = log_entries.shared(self.game.actions[-1])
             entry = Acted(colour, self.game.actions[-1], request_id)
             self._token_change = Tokens()
             frame = await self._commit(entry, self._acted(entry, events))

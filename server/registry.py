@@ -77,6 +77,7 @@ class Registry:
         runner: BotRunner | None = None,
         *,
         idle: float = 30.0,
+        open_game_ttl: float = 0.0,
         webhooks: Webhooks | None = None,
     ) -> None:
         #: Checks new games' webhook URLs and sends the notices of the games played here.
@@ -86,6 +87,8 @@ class Registry:
         self._limits = limits or Limits()
         #: Seconds a game nobody watches or plays here stays in memory.
         self.idle = idle
+        #: Seconds an open game that no person joined is kept (0: for ever).
+        self.open_game_ttl = open_game_ttl
         self._games: dict[str, Authority] = {}
         self._loading: dict[str, asyncio.Future[Authority]] = {}
         self._acquiring: dict[str, asyncio.Future[Authority | str]] = {}
@@ -106,6 +109,8 @@ class Registry:
             asyncio.create_task(self._sweep(), name="registry-sweep"),
             asyncio.create_task(self._adopt(), name="registry-adopt"),
         ]
+        if self.open_game_ttl > 0:
+            self._tasks.append(asyncio.create_task(self._expire(), name="registry-expire"))
 
     def close(self, why: End) -> None:
         """Stop every game here and end every watch."""
@@ -388,6 +393,31 @@ class Registry:
                 task = asyncio.ensure_future(self.store.release(gid, game.epoch))
                 task.add_done_callback(_consume)
         return dropped
+
+    async def _expire(self) -> None:
+        """Delete open games that no person joined within ``open_game_ttl``."""
+        while True:
+            await asyncio.sleep(min(self.open_game_ttl / 4, 60.0))
+            try:
+                await self.expire_open()
+            except Exception:
+                log.exception("expiring open games failed")
+
+    async def expire_open(self) -> list[str]:
+        """One pass of :meth:`_expire`; returns the games deleted."""
+        gone: list[str] = []
+        while True:
+            batch = await self.store.expire(time.time() - self.open_game_ttl, 500)
+            for gid in batch:
+                game = self._games.pop(gid, None)
+                if game is not None:
+                    game.break_off()
+            gone.extend(batch)
+            if len(batch) < 500:
+                break
+        if gone:
+            log.info("open games expired", extra={"games": len(gone)})
+        return gone
 
     async def _adopt(self) -> None:
         """Load the games whose bots or clocks need a server (and, shared, have no owner)."""

@@ -66,6 +66,11 @@ class Summary:
         """Seats nobody holds."""
         return sum(1 for seat in self.seats if not seat["occupied"])
 
+    @property
+    def people(self) -> int:
+        """Seats a person holds."""
+        return sum(1 for seat in self.seats if seat["occupied"] and not seat["bot"])
+
 
 @dataclass(frozen=True)
 class Entry:
@@ -184,6 +189,10 @@ class Store(abc.ABC):
     @abc.abstractmethod
     async def token_game(self, token_hash: str) -> str | None:
         """The game a seat token belongs to."""
+
+    @abc.abstractmethod
+    async def expire(self, created_before: float, limit: int) -> list[str]:
+        """Delete open games created before then that no person holds a seat of."""
 
     def listen(self, listener: Listener) -> None:  # noqa: B027 - optional for one-node stores
         """Be told of entries other nodes append (stores shared by several nodes)."""

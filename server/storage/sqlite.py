@@ -68,6 +68,7 @@ _SUMMARY_COLUMNS = (
     "state TEXT NOT NULL DEFAULT 'open'",
     "sequence INTEGER NOT NULL DEFAULT -1",
     "open_seats INTEGER NOT NULL DEFAULT 0",
+    "people INTEGER NOT NULL DEFAULT 0",
     "seat_info TEXT NOT NULL DEFAULT '[]'",
     "result TEXT",
     "attention REAL",
@@ -82,6 +83,7 @@ CREATE INDEX IF NOT EXISTS games_by_state ON games (state, ordinal);
 CREATE INDEX IF NOT EXISTS games_with_open_seats ON games (ordinal) WHERE open_seats > 0;
 CREATE INDEX IF NOT EXISTS games_due ON games (attention) WHERE attention IS NOT NULL;
 CREATE INDEX IF NOT EXISTS games_unsummarized ON games (ordinal) WHERE sequence < 0;
+CREATE INDEX IF NOT EXISTS games_open_unheld ON games (created) WHERE state = 'open' AND people = 0;
 """
 
 SYNCHRONOUS = ("FULL", "NORMAL")
@@ -97,6 +99,7 @@ def _summary_params(summary: Summary) -> tuple[Any, ...]:
         summary.state,
         summary.sequence,
         summary.open_seats,
+        summary.people,
         dumps(summary.seats),
         None if summary.result is None else dumps(summary.result),
         summary.attention,
@@ -225,8 +228,8 @@ class SqliteStore(Store):
         def work(conn: sqlite3.Connection) -> None:
             conn.execute(
                 "INSERT INTO games (id, ordinal, seats, stack, settings, created, state,"
-                " sequence, open_seats, seat_info, result, attention)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " sequence, open_seats, people, seat_info, result, attention)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 params,
             )
 
@@ -241,8 +244,8 @@ class SqliteStore(Store):
 
         def work(conn: sqlite3.Connection) -> None:
             moved = conn.execute(
-                "UPDATE games SET state = ?, sequence = ?, open_seats = ?, seat_info = ?,"
-                " result = ?, attention = ? WHERE id = ? AND sequence = ?",
+                "UPDATE games SET state = ?, sequence = ?, open_seats = ?, people = ?,"
+                " seat_info = ?, result = ?, attention = ? WHERE id = ? AND sequence = ?",
                 params,
             ).rowcount
             if moved != 1:
@@ -261,8 +264,8 @@ class SqliteStore(Store):
 
         def work(conn: sqlite3.Connection) -> None:
             conn.execute(
-                "UPDATE games SET state = ?, sequence = ?, open_seats = ?, seat_info = ?,"
-                " result = ?, attention = ? WHERE id = ? AND sequence < 0",
+                "UPDATE games SET state = ?, sequence = ?, open_seats = ?, people = ?,"
+                " seat_info = ?, result = ?, attention = ? WHERE id = ? AND sequence < 0",
                 params,
             )
             _tokens(conn, game, tokens)
@@ -333,6 +336,26 @@ class SqliteStore(Store):
         row = self._read().execute("SELECT game FROM tokens WHERE hash = ?", (token_hash,))
         found = row.fetchone()
         return None if found is None else str(found[0])
+
+    async def expire(self, created_before: float, limit: int) -> list[str]:
+        """Delete open games no person holds a seat of, created before then.
+
+        (Such a game holds no seat token: a person who left took theirs along.)
+        """
+        done: list[str] = []
+
+        def work(conn: sqlite3.Connection) -> None:
+            rows = conn.execute(
+                "DELETE FROM games WHERE id IN (SELECT id FROM games WHERE state = 'open'"
+                " AND people = 0 AND created < ? ORDER BY created LIMIT ?) RETURNING id",
+                (created_before, limit),
+            ).fetchall()
+            done.extend(gid for (gid,) in rows)
+            for gid in done:
+                conn.execute("DELETE FROM entries WHERE game = ?", (gid,))
+
+        await self._write(work)
+        return done
 
     async def unsummarized(self, limit: int) -> list[str]:
         """Games written by schema 1 whose summaries are still to be filled in."""

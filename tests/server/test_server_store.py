@@ -9,10 +9,12 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import grpc
 import pytest
 from server_harness import (
     COLOURS,
     auth,
+    error_info,
     new_game,
     play_seat,
     random_chooser,
@@ -308,5 +310,47 @@ def test_games_that_run_by_themselves_are_taken_up_at_start(tmp_path: Path) -> N
                 await stub.GetGame(spb.GetGameRequest(name=clocked.game.name))
             ).snapshot.game.seats[0]
             assert seat.takeover == pb.TAKEOVER_REASON_TIMED_OUT
+
+    asyncio.run(main())
+
+
+def test_open_games_no_person_joined_expire(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with running(tmp_path, open_game_ttl=3600) as (server, stub, _channel):
+            nobody = await stub.CreateGame(spb.CreateGameRequest(seats=COLOURS[:2]))
+            bots_only_waiting = await stub.CreateGame(
+                spb.CreateGameRequest(
+                    seats=COLOURS[:2],
+                    settings=pb.GameSettings(
+                        bots=[pb.BotSeat(colour=COLOURS[0], level=pb.BOT_LEVEL_RANDOM)]
+                    ),
+                )
+            )
+            left = await stub.CreateGame(spb.CreateGameRequest(seats=COLOURS[:2]))
+            token = (await stub.JoinGame(spb.JoinGameRequest(name=left.game.name))).seat_token
+            await stub.LeaveGame(spb.LeaveGameRequest(name=left.game.name), metadata=auth(token))
+            held = await stub.CreateGame(spb.CreateGameRequest(seats=COLOURS[:2]))
+            await stub.JoinGame(spb.JoinGameRequest(name=held.game.name))
+            playing, _ = await new_game(stub, 2)
+            watch = stub.WatchGame(spb.WatchGameRequest(name=nobody.game.name))
+            await watch.read()
+            # Nothing is old enough yet.
+            assert await server.registry.expire_open() == []
+            server.registry.open_game_ttl = 0.0
+            await asyncio.sleep(0.01)
+            gone = await server.registry.expire_open()
+            expired = {nobody.game.name, bots_only_waiting.game.name, left.game.name}
+            assert {"games/" + g for g in gone} == expired
+            for name in expired:
+                _, reason, _ = await refused(stub.GetGame(spb.GetGameRequest(name=name)))
+                assert reason == "GAME_NOT_FOUND"
+            listed = {g.name for g in (await stub.ListGames(spb.ListGamesRequest())).games}
+            assert listed == {held.game.name, playing}
+            # A watcher of an expired game is told to go elsewhere, then finds nothing.
+            try:
+                await watch.read()
+                raise AssertionError("the watch went on")
+            except grpc.aio.AioRpcError as error:
+                assert error_info(error)[1] == "GAME_MOVED"
 
     asyncio.run(main())
