@@ -63,6 +63,8 @@ class ServerReason(StrEnum):
     #: The node that plays the game could not be reached; retry shortly (another
     #: node takes the game over once its owner's lease runs out).
     NODE_UNAVAILABLE = "NODE_UNAVAILABLE"
+    #: A game's webhook URL does not start with a prefix the operator allowed.
+    WEBHOOK_NOT_ALLOWED = "WEBHOOK_NOT_ALLOWED"
 
 
 _CODES: dict[str, grpc.StatusCode] = {
@@ -84,6 +86,7 @@ _CODES: dict[str, grpc.StatusCode] = {
     ServerReason.SHUTTING_DOWN: grpc.StatusCode.UNAVAILABLE,
     ServerReason.GAME_MOVED: grpc.StatusCode.UNAVAILABLE,
     ServerReason.NODE_UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
+    ServerReason.WEBHOOK_NOT_ALLOWED: grpc.StatusCode.PERMISSION_DENIED,
     # The engine's reasons.
     Reason.MALFORMED_ACTION: grpc.StatusCode.INVALID_ARGUMENT,
     Reason.ILLEGAL_ACTION: grpc.StatusCode.FAILED_PRECONDITION,

@@ -93,6 +93,7 @@ ERRORS = [
     N_("error.UNKNOWN_PLAYER"),
     N_("error.UPSTREAM_ERROR"),
     N_("error.WATCH_LAGGING"),
+    N_("error.WEBHOOK_NOT_ALLOWED"),
 ]
 
 EVENTS = [
