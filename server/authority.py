@@ -118,6 +118,8 @@ class Authority:
         self.hub = Hub(limits.watch_buffer)
         self._drawn: list[str] = []  # tiles of every tile_placed event, in order
         self._token_change = Tokens()  # what the entry applied last did to seat tokens
+        #: While a follower applies a run of entries: their frames, published together.
+        self._run: list[tuple[int, bytes, str | None, str | None]] | None = None
         self.autoplay = Autoplay(self, runner) if runner is not None else None
         last = stored.entries[-1].sequence if stored.entries else 0
         keep = max(0, last - limits.resume_window) if keep_after is None else keep_after
@@ -433,7 +435,7 @@ class Authority:
                 self._requests[(entry.player, entry.request)] = frame
                 if len(self._requests) > self._limits.request_ids:
                     self._requests.popitem(last=False)
-            if self.state == FINISHED:
+            if self.state == FINISHED and self._run is None:
                 self.hub.close(End.FINISHED)
             return frame
 
@@ -455,15 +457,26 @@ class Authority:
                 del self._frames[:drop]
                 del self._owners[:drop]
                 self._first_frame += drop
-        self.hub.publish(self.sequence, frame, owner, decider)
+        if self._run is not None:
+            self._run.append((self.sequence, frame, owner, decider))
+        else:
+            self.hub.publish(self.sequence, frame, owner, decider)
         return frame
 
     async def follow(self, entries: list[Entry]) -> None:
-        """Apply entries another node wrote (a follower), in order, and publish them."""
+        """Apply entries another node wrote (a follower), in order, and publish them
+        to the watchers as one run."""
         async with self._lock:
-            for entry in entries:
-                if entry.sequence == self.sequence + 1:
-                    self._apply(log_entries.parse(entry.kind, entry.body))()
+            self._run = []
+            try:
+                for entry in entries:
+                    if entry.sequence == self.sequence + 1:
+                        self._apply(log_entries.parse(entry.kind, entry.body))()
+                self.hub.publish_many(self._run)
+                if self.state == FINISHED:
+                    self.hub.close(End.FINISHED)
+            finally:
+                self._run = None
 
     # ------------------------------------------------------------ bots, clock, life cycle
 

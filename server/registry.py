@@ -92,7 +92,8 @@ class Registry:
         self._games: dict[str, Authority] = {}
         self._loading: dict[str, asyncio.Future[Authority]] = {}
         self._acquiring: dict[str, asyncio.Future[Authority | str]] = {}
-        self._catching_up: dict[str, asyncio.Task[None]] = {}
+        self._catching_up: dict[str, asyncio.Future[None]] = {}
+        self._behind: set[str] = set()  # followers told of entries not read yet
         self._tasks: list[asyncio.Task[None]] = []
         self._closed = False
         #: Games loaded from the store so far (figures for tests and benchmarks).
@@ -349,16 +350,28 @@ class Registry:
                 continue
             if sequence and sequence <= game.sequence:
                 continue
+            self._behind.add(game.id)
             if game.id not in self._catching_up:
-                task = asyncio.ensure_future(self._catch_up(game))
-                self._catching_up[game.id] = task
-                task.add_done_callback(self._caught_up(game.id))
+                self._catching_up[game.id] = asyncio.ensure_future(self._follow(game))
 
-    def _caught_up(self, gid: str) -> Callable[[Any], None]:
-        def done(_: Any) -> None:
-            self._catching_up.pop(gid, None)
+    async def _follow(self, game: Authority) -> None:
+        """Catch up until no notification came in meanwhile.
 
-        return done
+        A notification that arrives while a read is under way may name an entry
+        that read could not see yet: it marks the game again, and it is read
+        again. The last check and the end of the task are one step, so no
+        notification falls between them.
+        """
+        try:
+            while game.id in self._behind and not game.broken:
+                self._behind.discard(game.id)
+                await self._catch_up(game)
+        except Exception:
+            log.exception("catching up failed", extra={"game": game.id})
+            game.break_off()
+        finally:
+            self._catching_up.pop(game.id, None)
+            self._behind.discard(game.id)
 
     async def _catch_up(self, game: Authority) -> None:
         """Apply every entry the store has after this copy's last one."""

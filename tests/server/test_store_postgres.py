@@ -7,6 +7,8 @@ import asyncio
 import psycopg
 import pytest
 
+from server.fanout import End
+from server.registry import Registry
 from server.storage.base import Conflict, Entry, Setup, Summary, Tokens
 from server.storage.postgres import PostgresStore
 
@@ -91,5 +93,49 @@ def test_a_notification_reaches_every_node(pg_url: str) -> None:
         finally:
             await one.stop()
             await two.stop()
+
+    asyncio.run(main())
+
+
+def test_a_notification_during_a_read_is_not_lost(pg_url: str) -> None:
+    """An entry told of while a follower's read is under way is read next."""
+
+    async def main() -> None:
+        owner = PostgresStore(pg_url, address="127.0.0.1:1")
+        follower = PostgresStore(pg_url, address="127.0.0.1:2")
+        await owner.start()
+        await follower.start()
+        registry = Registry(follower)
+        await registry.start()
+        heard = asyncio.Event()
+        follower.listen(lambda game, sequence: heard.set() if sequence == 2 else None)
+        try:
+            await owner.create(_setup("g3", await owner.next_ordinal()), Summary())
+            first = Entry(1, "joined", {"colour": "yellow", "token": "a", "name": "A"})
+            await owner.append("g3", first, Summary(sequence=1), Tokens(added=("a",)), 1)
+            copy = await registry.find("games/g3")
+            assert copy.sequence == 1 and not copy.owner
+            read = follower.entries
+
+            async def slow_read(game: str, after: int, limit: int) -> list[Entry]:
+                found = await read(game, after, limit)
+                if after == 1 and not heard.is_set():
+                    # Entry 2 is written, and told of, after this read saw nothing.
+                    second = Entry(2, "joined", {"colour": "red", "token": "b", "name": "B"})
+                    await owner.append("g3", second, Summary(sequence=2), Tokens(), 1)
+                    await asyncio.wait_for(heard.wait(), 10)
+                return found
+
+            follower.entries = slow_read  # type: ignore[method-assign]
+            registry._on_entry("g3", 0)  # a notification for this copy, read at once
+            for _ in range(100):
+                if copy.sequence == 2:
+                    break
+                await asyncio.sleep(0.05)
+            assert copy.sequence == 2
+        finally:
+            registry.close(End.SHUTDOWN)
+            await owner.stop()
+            await follower.stop()
 
     asyncio.run(main())
