@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from engine import ActionError, Game
+from engine import ActionError, Game, Reason
 from server import convert
 from server.botseats import BotRunner, Job, seed_of, think, turn_decisions
 from server.errors import ServerReason, ServiceError
@@ -42,6 +42,7 @@ T = TypeVar("T")
 #: and SubmitActionResponse.entry (the last two hold the same LogEntry encoding).
 _SEQUENCE_TAG = convert.varint(pb.LogEntry.DESCRIPTOR.fields_by_name["sequence"].number << 3)
 _ACTION_APPLIED = pb.LogEntry.DESCRIPTOR.fields_by_name["action_applied"].number
+_TAKEN_BACK = pb.LogEntry.DESCRIPTOR.fields_by_name["action_taken_back"].number
 _DECISION = pb.ActionApplied.DESCRIPTOR.fields_by_name["decision"].number
 _FRAME_TAG = convert.varint(
     spb.WatchGameResponse.DESCRIPTOR.fields_by_name["entries"].number << 3 | 2
@@ -133,6 +134,8 @@ class Authority:
         self._tasks: set[asyncio.Future[Any]] = set()
         self._stopped = False
         self._token_change = Tokens()  # what the entry applied last did to seat tokens
+        #: The last entry if it is an accepted action: its body and events (for take-backs).
+        self._last_action: tuple[dict[str, Any], list[dict[str, Any]]] | None = None
         #: Bot decisions accepted, and refused (a refusal would be a bug).
         self.bot_moves = 0
         self.bot_refusals = 0
@@ -384,9 +387,57 @@ class Authority:
             except ActionError as error:
                 raise ServiceError.from_engine(error) from None
             body = {"player": colour, "action": self.game.actions[-1], "request": request_id}
+            self._last_action = (body, events)
             publish = self._applied(body, events)
             await self._write("action", body, Tokens())
             return reply_of(publish())
+
+        return await self._exclusive(change)
+
+    async def take_back(self, colour: str, sequence: int, request_id: str) -> bytes:
+        """Undo ``colour``'s own decision at ``sequence``, the last entry of the log.
+
+        Refused once a tile was drawn by it, or if any entry came after it
+        (another seat decided). A repeated request id is a no-op. Returns the
+        encoded TakeBackResponse (whose entry field is SubmitActionResponse's).
+        """
+
+        async def change() -> bytes:
+            key = (colour, "take-back:" + request_id)
+            done = self._requests.get(key)
+            if done is not None:
+                return reply_of(done)
+            if self.game is None:
+                raise ServiceError(ServerReason.GAME_NOT_STARTED, "the game has not started")
+            if self.state == FINISHED:
+                raise ServiceError(Reason.GAME_OVER, "the game is over")
+            last = self._last_action
+            if sequence != self.sequence or last is None:
+                raise ServiceError(
+                    ServerReason.TAKE_BACK_NOT_LAST,
+                    f"only the last entry ({self.sequence}) can be taken back, if it is a decision",
+                    sequence=self.sequence,
+                )
+            body, events = last
+            if body["player"] != colour or not body["request"]:
+                raise ServiceError(
+                    ServerReason.TAKE_BACK_NOT_YOURS,
+                    "the last decision is not this seat's own",
+                    player=body["player"],
+                )
+            if any(e["kind"] == "tile_placed" for e in events):
+                raise ServiceError(
+                    ServerReason.TAKE_BACK_AFTER_DRAW,
+                    "a tile was drawn by that decision; it stands",
+                )
+            entry = {"player": colour, "taken_back": sequence, "request": request_id}
+            publish = self._apply("taken_back", entry)
+            await self._write("taken_back", entry, Tokens())
+            frame = publish()
+            self._requests[key] = frame
+            if len(self._requests) > self._limits.request_ids:
+                self._requests.popitem(last=False)
+            return reply_of(frame)
 
         return await self._exclusive(change)
 
@@ -395,6 +446,7 @@ class Authority:
     def _apply(self, kind: str, body: dict[str, Any]) -> Publish:
         """Apply an entry in memory; returns how to publish it (once it is durable)."""
         self._token_change = Tokens()
+        self._last_action = None
         if kind == "joined":
             self._token_change = self.seats.join(body["colour"], body["token"], body["name"])
             message = pb.LogEntry(
@@ -428,10 +480,32 @@ class Authority:
         elif kind == "action":
             assert self.game is not None
             events = self.game.apply_unchecked(body["action"])
+            self._last_action = (body, events)
             return self._applied(body, events)
+        elif kind == "taken_back":
+            return self._taken_back(body)
         else:  # pragma: no cover - the server writes no other kind
             raise ValueError(f"unknown entry kind {kind!r}")
         return lambda: self._publish(message)
+
+    def _taken_back(self, body: dict[str, Any]) -> Publish:
+        """Undo the last action in memory (replay the others); returns how to publish it."""
+        assert self.game is not None
+        record = self.game.record()
+        record["actions"] = record["actions"][:-1]
+        self.game = game = Game.from_record(record, checked=False)
+        player = body["player"]
+
+        def publish() -> bytes:
+            taken = pb.ActionTakenBack(
+                player=convert.COLOUR[player],
+                taken_back=body["taken_back"],
+                view=convert.view_to_proto(game.view(None)),
+            ).SerializeToString()
+            owner = player if body["request"] else None
+            return self._publish_encoded(_TAKEN_BACK, taken, owner, player)
+
+        return publish
 
     def _applied(self, body: dict[str, Any], events: list[dict[str, Any]]) -> Publish:
         """Account for an applied action; returns how to publish its entry."""
@@ -584,6 +658,9 @@ class Authority:
         assert self._runner is not None
         loop = asyncio.get_running_loop()
         budget = self._runner.config.strong_budget
+        # People follow the game: a bot's move is shown no sooner than `pace` after the last.
+        people = any(c not in self.settings.get("bots", {}) for c in self.seats.colours)
+        pace = self._runner.config.pace if people else 0.0
         while not self._stopped:
             async with self._lock:
                 if self.game is None or self.state != ACTIVE or self.game.decision is None:
@@ -602,7 +679,11 @@ class Authority:
                     seed=seed_of(self.id, sequence),
                 )
             try:
+                began = loop.time()
                 action = await loop.run_in_executor(self._runner.executor, think, job)
+                wait = pace - (loop.time() - began)
+                if wait > 0:
+                    await asyncio.sleep(wait)
                 await self.submit(player, sequence, "", action)
             except ServiceError as error:
                 if error.reason == ServerReason.STALE_SEQUENCE:
