@@ -37,7 +37,12 @@ OPERATIONS: list[tuple[str, str, str, bool]] = [
     ("/api/v1/games/{game}/actions", "post", "SubmitAction", True),
     ("/api/v1/games/{game}/leave", "post", "LeaveGame", True),
     ("/api/v1/games/{game}/record", "get", "GetGameRecord", False),
+    ("/api/v1/games/{game}/take-back", "post", "TakeBack", True),
+    ("/api/v1/games/{game}/entries", "get", "ListGameEntries", False),
 ]
+
+#: Operations whose request fields (but the game's name) are query parameters.
+QUERY = frozenset({"ListGames", "GetGame", "ListGameEntries"})
 
 #: RPCs with no HTTP operation: a client-side stream of actions is, over HTTP, a
 #: POST to /actions per action.
@@ -172,9 +177,10 @@ def document() -> dict[str, Any]:
                 },
                 "description": "the request message; `name` comes from the path",
             }
-        elif rpc == "ListGames":
+        elif rpc in QUERY:
             for field in request.fields:
-                parameters.append({"name": field.name, "in": "query", "schema": _field(field)})
+                if field.name != "name":
+                    parameters.append({"name": field.name, "in": "query", "schema": _field(field)})
         if parameters:
             operation["parameters"] = parameters
         paths.setdefault(path, {})[verb] = operation

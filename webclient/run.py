@@ -26,7 +26,13 @@ from webclient.wsgi import Gateway
 class ServerProcess:
     """``python -m server`` as a child process; its port is read from its log."""
 
-    def __init__(self, data_dir: Path, host: str = "127.0.0.1", quiet: bool = False) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        host: str = "127.0.0.1",
+        quiet: bool = False,
+        args: Sequence[str] = (),
+    ) -> None:
         self.quiet = quiet
         self.process = subprocess.Popen(
             [
@@ -39,6 +45,7 @@ class ServerProcess:
                 "0",
                 "--data-dir",
                 str(data_dir),
+                *args,
             ],
             stderr=subprocess.PIPE,
             text=True,
