@@ -77,6 +77,9 @@ ERRORS = [
     N_("error.SEQUENCE_OUT_OF_RANGE"),
     N_("error.SHUTTING_DOWN"),
     N_("error.STALE_SEQUENCE"),
+    N_("error.TAKE_BACK_AFTER_DRAW"),
+    N_("error.TAKE_BACK_NOT_LAST"),
+    N_("error.TAKE_BACK_NOT_YOURS"),
     N_("error.TOKEN_INVALID"),
     N_("error.TOKEN_MISSING"),
     N_("error.TOKEN_WRONG_GAME"),
@@ -102,7 +105,17 @@ COUNTED = [
     Np_("board.points", "board.points"),
     Np_("decision.more", "decision.more"),
     Np_("lobby.seats_taken", "lobby.seats_taken"),
+    Np_("lobby.clock_seconds", "lobby.clock_seconds"),
+    Np_("playback.skip", "playback.skip"),
+    Np_("seats.open_count", "seats.open_count"),
+    Np_("pick.more_beaches", "pick.more_beaches"),
+    Np_("pick.up_to_beaches", "pick.up_to_beaches"),
+    Np_("pick.more_ships", "pick.more_ships"),
+    Np_("end.winner", "end.winner"),
 ]
+
+#: The acts a turn may offer, listed in the turn's instruction.
+ACTS = [N_("act.expand"), N_("act.royal"), N_("act.settle"), N_("act.tonga"), N_("act.single")]
 
 STATES = [N_("state.open"), N_("state.active"), N_("state.finished"), N_("state.unspecified")]
 

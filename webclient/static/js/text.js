@@ -2,12 +2,29 @@
 // Every word comes from the catalog; events and errors are kinds, fields and
 // reason codes, never English from the server.
 
-import { t, td, tn, has } from "./i18n.js";
+import { t, td, tn, has, locale } from "./i18n.js";
 import { tile } from "./geometry.js";
 import { actOf } from "./choices.js";
 import { colourName } from "./ships.js";
 
 export const colour = (value) => td(`colour.${colourName(value)}`);
+
+// Players are named by their display names (a seat without one by its colour).
+let names = {};
+export function setNames(seats) {
+  names = Object.fromEntries((seats ?? []).filter((s) => s.display_name).map((s) => [colourName(s.colour), s.display_name]));
+}
+export const player = (value) => names[colourName(value)] || colour(value);
+
+// A list in the page's language ("1, 2 and 3", "1、2、3").
+export function list(items) {
+  const texts = items.map((x) => (typeof x === "number" ? x.toLocaleString(locale()) : String(x)));
+  try {
+    return new Intl.ListFormat(locale(), { style: "long", type: "conjunction" }).format(texts);
+  } catch {
+    return texts.join(", ");
+  }
+}
 export const direction = (dir) => td(`dir.${dir ?? 0}`);
 
 export function tileName(id) {
@@ -26,11 +43,10 @@ export function islandAt(view, h) {
 }
 
 const beachNo = (index) => (index ?? 0) + 1;
-const counted = (list) =>
-  (list ?? [])
+const counted = (items) =>
+  list((items ?? [])
     .filter((c) => c.count > 0)
-    .map((c) => t("text.count_colour", { count: c.count, colour: colour(c.colour) }))
-    .join(", ");
+    .map((c) => t("text.count_colour", { count: c.count, colour: colour(c.colour) })));
 
 export function describeOption(option, view, decision) {
   const act = actOf(option);
@@ -40,7 +56,7 @@ export function describeOption(option, view, decision) {
       return t("option.setup", { beach: beachNo(body.beach.index) });
     case "expand": {
       const island = islandAt(view, body.island);
-      const beaches = (body.beaches ?? []).map(beachNo).join(", ");
+      const beaches = list((body.beaches ?? []).map(beachNo));
       if (body.take) {
         return t("option.expand_take", {
           island,
@@ -56,7 +72,7 @@ export function describeOption(option, view, decision) {
     case "settle":
       return t("option.settle");
     case "tonga":
-      return t("option.tonga", { beaches: (body.beaches ?? []).map(beachNo).join(", ") });
+      return t("option.tonga", { beaches: list((body.beaches ?? []).map(beachNo)) });
     case "single":
       return t("option.single", { island: islandAt(view, body.beach), beach: beachNo(body.beach.index) });
     case "emigrate":
@@ -70,17 +86,17 @@ export function describeOption(option, view, decision) {
       if (!ships.length) return t("option.land_none");
       const byBeach = new Map();
       for (const s of ships) {
-        const list = byBeach.get(s.beach ?? 0) ?? [];
-        list.push(colour(s.colour));
-        byBeach.set(s.beach ?? 0, list);
+        const onBeach = byBeach.get(s.beach ?? 0) ?? [];
+        onBeach.push(colour(s.colour));
+        byBeach.set(s.beach ?? 0, onBeach);
       }
-      const parts = [...byBeach.entries()].map(([b, list]) =>
-        t("option.land_beach", { beach: beachNo(b), ships: list.join(", ") }),
+      const parts = [...byBeach.entries()].map(([b, ships]) =>
+        t("option.land_beach", { beach: beachNo(b), ships: list(ships) }),
       );
       const back = leftOver(decision?.group ?? [], ships);
       const text = t("option.land", { arrangement: parts.join("; ") });
       if (!back.length) return text;
-      const returned = t("option.land_back", { ships: back.map(colour).join(", ") });
+      const returned = t("option.land_back", { ships: list(back.map(colour)) });
       return `${text} ${returned}`;
     }
     case "place":
@@ -107,20 +123,20 @@ export function decisionPrompt(decision) {
   return td(`decision.${kind}`);
 }
 
-function eventLine(event, view) {
+function eventLine(event, view, events) {
   const kind = Object.keys(event)[0];
   const e = event[kind];
   switch (kind) {
     case "ships_placed": {
       const why = String(e.why).replace(/^SHIP_PLACEMENT_/, "").toLowerCase();
-      const islands = [...new Set((e.beaches ?? []).map((b) => islandAt(view, b)))].join(", ");
-      return tn(`log.ships_placed.${why}`, (e.beaches ?? []).length, { player: colour(e.player), island: islands });
+      const islands = list([...new Set((e.beaches ?? []).map((b) => islandAt(view, b)))]);
+      return tn(`log.ships_placed.${why}`, (e.beaches ?? []).length, { player: player(e.player), island: islands });
     }
     case "ship_taken":
-      return t("log.ship_taken", { player: colour(e.player), island: islandAt(view, e.beach) });
+      return t("log.ship_taken", { player: player(e.player), island: islandAt(view, e.beach) });
     case "emigrated":
       return tn("log.emigrated", (e.group ?? []).length, {
-        player: colour(e.player),
+        player: player(e.player),
         island: islandAt(view, e.beach),
         direction: direction(e.dir),
       });
@@ -131,7 +147,7 @@ function eventLine(event, view) {
     case "voyage_failed":
       return t("log.voyage_failed", { danger: e.danger ?? 0, colours: e.colours ?? 0, ships: counted(e.returned) });
     case "bounced":
-      return t("log.bounced", { owner: colour(e.owner), island: islandAt(view, e.at) });
+      return t("log.bounced", { owner: player(e.owner), island: islandAt(view, e.at) });
     case "stranded":
       return tn("log.stranded", (e.group ?? []).length);
     case "landed": {
@@ -142,32 +158,42 @@ function eventLine(event, view) {
       return `${line} ${returned}`;
     }
     case "royal_founded":
-      return t("log.royal_founded", { player: colour(e.player), island: tileName(e.tile) });
+      return t("log.royal_founded", { player: player(e.player), island: tileName(e.tile) });
     case "settlement_started":
-      return tn("log.settlement_started", e.returned ?? 0, { player: colour(e.player) });
+      return tn("log.settlement_started", e.returned ?? 0, { player: player(e.player) });
     case "island_removed":
       return t("log.island_removed", { island: tileName(e.tile), ships: counted(e.returned) });
     case "turn_started":
-      return t("log.turn_started", { player: colour(e.player) });
+      return t("log.turn_started", { player: player(e.player) });
     case "turn_ended":
-      return t("log.turn_ended", { player: colour(e.player) });
+      return t("log.turn_ended", { player: player(e.player) });
     case "game_over":
-      return t("log.game_over");
+      return endLine(events);
     default:
       return null;
   }
 }
 
-// The log lines of one log entry; `view` is the board after it (for island names).
+// Why the game ended (R12): the tile that emptied the island or the sea pile.
+function endLine(events) {
+  const drawn = (events ?? []).map((e) => e.tile_placed).filter(Boolean).pop();
+  if (drawn?.stack && !(drawn.stack.island > 0)) return t("log.game_over_islands");
+  if (drawn?.stack && !(drawn.stack.sea > 0)) return t("log.game_over_seas");
+  return t("log.game_over");
+}
+
+// The log lines of one log entry; `view` holds the tiles by hex (for island names).
 export function entryLines(entry, view) {
   if (entry.seat_joined) {
     return [t("log.seat_joined", { player: colour(entry.seat_joined.colour), name: entry.seat_joined.display_name || colour(entry.seat_joined.colour) })];
   }
-  if (entry.seat_left) return [t("log.seat_left", { player: colour(entry.seat_left.colour) })];
-  if (entry.seat_taken_over) return [t("log.seat_taken_over", { player: colour(entry.seat_taken_over.colour) })];
+  if (entry.seat_left) return [t("log.seat_left", { player: player(entry.seat_left.colour) })];
+  if (entry.seat_taken_over) return [t("log.seat_taken_over", { player: player(entry.seat_taken_over.colour) })];
   if (entry.game_started) return [t("log.game_started")];
+  if (entry.action_taken_back) return [t("log.action_taken_back", { player: player(entry.action_taken_back.player) })];
   if (entry.action_applied) {
-    return (entry.action_applied.events ?? []).map((e) => eventLine(e, view)).filter(Boolean);
+    const events = entry.action_applied.events ?? [];
+    return events.map((e) => eventLine(e, view, events)).filter(Boolean);
   }
   return [];
 }
