@@ -196,12 +196,17 @@ export class GamePage {
           if (after.game?.seats) setNames(after.game.seats);
         }
         this.renderNow(speed ? { arrive: 220 / speed } : {});
-        if (speed && this.queue.length && !own) await sleep(HOLD / speed);
+        // Another seat's move stays on screen a moment, even if nothing follows yet.
+        if (speed && !own && !this.skipping) await sleep(HOLD / speed);
       }
     } finally {
       this.playing = false;
       this.skipping = false;
       document.body.dataset.playing = "0";
+    }
+    if (this.queue.length) {
+      this.pump();
+      return;
     }
     this.shown = this.snapshot;
     this.renderNow();
@@ -270,6 +275,8 @@ export class GamePage {
     this.busy = true;
     document.body.dataset.busy = "1";
     const asked = this.sequence;
+    // The player acted: what changed before is no longer news.
+    this.marks = { tiles: new Set(), ships: new Map() };
     try {
       await call("POST", `/games/${this.id}/actions`, {
         sequence: String(asked),
@@ -277,7 +284,6 @@ export class GamePage {
         action,
       }, this.seat.token);
       this.submitted = asked;
-      this.marks = { tiles: new Set(), ships: new Map() };
       this.showError("");
     } catch (error) {
       if (error.reason !== "STALE_SEQUENCE") this.showError(errorText(error));

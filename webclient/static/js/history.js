@@ -25,11 +25,12 @@ export class Chronicle {
     this.items = []; // { sequence, lines, turn: whether a turn starts here, player }
     this.tiles = new Map(); // hex -> tile id, every tile ever placed (for island names)
     this.last = 0;
+    this.stack = null; // the stack's counts after the last draw
   }
 
   // The tiles by hex, as a view's `tiles` for islandAt().
   get place() {
-    return { tiles: [...this.tiles].map(([key, tile]) => {
+    return { stack: this.stack, tiles: [...this.tiles].map(([key, tile]) => {
       const [q, r] = key.split(",").map(Number);
       return { at: { q, r }, tile };
     }) };
@@ -41,8 +42,13 @@ export class Chronicle {
     this.last = sequence;
     const view = entry.game_started?.view ?? entry.action_taken_back?.view;
     for (const placed of view?.tiles ?? []) this.tiles.set(hexKey(placed.at), placed.tile);
+    if (view?.stack) this.stack = view.stack;
     const events = entry.action_applied?.events ?? [];
-    for (const e of events) if (e.tile_placed) this.tiles.set(hexKey(e.tile_placed.at), e.tile_placed.tile);
+    for (const e of events) {
+      if (!e.tile_placed) continue;
+      this.tiles.set(hexKey(e.tile_placed.at), e.tile_placed.tile);
+      this.stack = e.tile_placed.stack;
+    }
     const item = {
       sequence,
       lines: entryLines(entry, this.place),

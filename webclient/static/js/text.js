@@ -168,17 +168,18 @@ function eventLine(event, view, events) {
     case "turn_ended":
       return t("log.turn_ended", { player: player(e.player) });
     case "game_over":
-      return endLine(events);
+      return endLine(events, view);
     default:
       return null;
   }
 }
 
 // Why the game ended (R12): the tile that emptied the island or the sea pile.
-function endLine(events) {
+function endLine(events, view) {
   const drawn = (events ?? []).map((e) => e.tile_placed).filter(Boolean).pop();
-  if (drawn?.stack && !(drawn.stack.island > 0)) return t("log.game_over_islands");
-  if (drawn?.stack && !(drawn.stack.sea > 0)) return t("log.game_over_seas");
+  const stack = drawn?.stack ?? view?.stack;
+  if (stack && !(stack.island > 0)) return t("log.game_over_islands");
+  if (stack && !(stack.sea > 0)) return t("log.game_over_seas");
   return t("log.game_over");
 }
 
