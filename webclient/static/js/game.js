@@ -81,6 +81,11 @@ export class GamePage {
     this.errorBox = h("p", { class: "error", testid: "error", role: "alert" });
     this.logList = h("ol", { class: "log", testid: "log", "aria-live": "polite" });
     this.root.replaceChildren(this.boardArea, this.side);
+    // On a phone the board and its decision fill the screen under the header.
+    const header = document.querySelector(".topbar");
+    const fitUnder = () => document.documentElement.style.setProperty("--top", `${header?.offsetHeight ?? 0}px`);
+    fitUnder();
+    window.addEventListener("resize", fitUnder);
     this.narrow = window.matchMedia("(max-width: 800px)");
     this.narrow.addEventListener?.("change", () => this.schedule());
     setInterval(() => this.tick(), 1000);
@@ -506,10 +511,9 @@ export class GamePage {
       prefs.set("speed", Number(e.target.value));
       this.renderPlayback();
     } }, ...SPEEDS.map((s) => h("option", { value: String(s), selected: s === speed }, s ? `${s}×` : t("playback.instant"))));
-    this.playback.replaceChildren(
-      h("label", {}, t("playback.speed"), " ", select),
-      waiting ? h("button", { type: "button", class: "secondary", testid: "skip", onclick: () => this.skipToNow() },
-        tn("playback.skip", waiting)) : null);
+    const skip = waiting ? h("button", { type: "button", class: "secondary", testid: "skip", onclick: () => this.skipToNow() },
+      tn("playback.skip", waiting)) : "";
+    this.playback.replaceChildren(h("label", {}, t("playback.speed"), " ", select), skip);
   }
 
   renderPrefs() {
@@ -637,6 +641,9 @@ export class GamePage {
   instruction(decision, picker) {
     const kind = kindOf(decision);
     const { least, most } = picker.needed();
+    if (picker.picks.length && (picker.remaining().length === 1 || picker.complete().length === 1) && !most) {
+      return t("pick.ready");
+    }
     const next = [...picker.targets().keys()].map((k) => k.split(":")[0]);
     if (kind === "turn" && !picker.picks.length) {
       const acts = [...new Set(picker.options.map((o) => Object.keys(o.action)[0]))];

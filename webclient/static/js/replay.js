@@ -128,26 +128,28 @@ export class ReplayPage {
       "data-sequence": item.sequence,
       class: [item.sequence === this.at ? "current" : "", item.turn ? "turn-start" : ""].join(" ").trim() || null,
     }, ...item.lines.map((line) => h("span", { class: "line" }, line)))));
-    this.side.replaceChildren(
+    const parts = [
       h("section", { class: "card replay", testid: "replay" },
         h("h1", {}, t("replay.title"), " · ", this.game?.settings?.display_name || t("game.title")),
         h("p", { testid: "replay-position" }, t("replay.position", { at: this.at, last: this.last })),
         range,
         h("p", { class: "replay-buttons" },
-          button("first", "⏮", t("replay.first")),
-          button("turn-back", "⏪", t("replay.turn_back")),
+          button("first", "|◀", t("replay.first")),
+          button("turn-back", "◀◀", t("replay.turn_back")),
           button("back", "◀", t("replay.back")),
           h("button", { type: "button", testid: "replay-play", onclick: () => this.play() }, this.timer ? t("replay.pause") : t("replay.play")),
           button("next", "▶", t("replay.next")),
-          button("turn-next", "⏩", t("replay.turn_next")),
-          button("last", "⏭", t("replay.last"))),
+          button("turn-next", "▶▶", t("replay.turn_next")),
+          button("last", "▶|", t("replay.last"))),
         h("p", {}, h("input", { readonly: true, value: link, testid: "replay-link", "aria-label": t("replay.link") })),
         h("p", {},
           h("a", { class: "button secondary", href: `/games/${this.id}`, testid: "to-game" }, t("replay.to_game")),
           finished ? h("button", { type: "button", testid: "download", onclick: () => this.download() }, t("replay.download")) : null),
         this.error),
       state?.view?.result?.length && this.at === this.last ? renderEnd(state.view, null, { replay: link }) : null,
-      h("section", { class: "card" }, h("h2", {}, t("log.title")), log));
+      h("section", { class: "card" }, h("h2", {}, t("log.title")), log),
+    ];
+    this.side.replaceChildren(...parts.filter(Boolean));
     log.scrollTop = log.scrollHeight;
   }
 }
