@@ -112,9 +112,15 @@ def test_a_bots_round_is_played_back_step_by_step(
         assert page.locator("[data-testid=ship].changed").count() >= 3
         shot(page, "playback-marked")
         # The speed is remembered by this browser; "skip to now" is offered while behind.
-        page.get_by_test_id("speed").select_option("4")
+        page.get_by_test_id("speed").select_option("0.5")
         page.reload()
-        assert page.get_by_test_id("speed").input_value() == "4"
+        assert page.get_by_test_id("speed").input_value() == "0.5"
+        page.wait_for_function("document.body.dataset.myturn === '1'")
+        decide(page, random.Random(2))
+        page.get_by_test_id("confirm").click()
+        page.get_by_test_id("skip").click()  # everything at once, then it is yellow's turn again
+        page.wait_for_function("document.body.dataset.myturn === '1'", timeout=5000)
+        assert not page.get_by_test_id("skip").is_visible()
     finally:
         context.close()
     assert errors == []
@@ -503,3 +509,107 @@ def test_screens_in_every_locale(
         finally:
             context.close()
     assert errors == []
+
+
+def test_lobby_options_your_turn_clock_and_a_rematch(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    errors: list[str] = []
+    context = browser.new_context(viewport=DESKTOP)
+    context.add_init_script(INSTANT)
+    page = context.new_page()
+    watch_errors(page, errors)
+    try:
+        # The form's game options reach the server; the creator sits in the first person seat.
+        page.goto(f"{gateway.url}/?lang=en")
+        page.get_by_test_id("player-name").fill("Tui")
+        page.get_by_test_id("game-title").fill("On the clock")
+        page.get_by_test_id("seat-player-yellow").select_option("random")
+        page.get_by_test_id("game-options").locator("summary").click()
+        page.get_by_test_id("turn-clock").select_option("60")
+        page.get_by_test_id("leave-bot").select_option("greedy")
+        page.get_by_test_id("create-game").click()
+        page.wait_for_url("**/games/*")
+        game = page.url.rsplit("/", 1)[1]
+        settings = api.ok("GET", f"/api/v1/games/{game}")["snapshot"]["game"]["settings"]
+        assert settings["turn_timeout_seconds"] == 60
+        assert settings["leave_bot"] == "BOT_LEVEL_GREEDY"
+        page.get_by_test_id("you").wait_for()
+        assert state(page)["colour"] == "red"
+        # The status follows the seats.
+        assert page.get_by_test_id("turn").inner_text().endswith("1 seat open")
+        joined = api.ok("POST", f"/api/v1/games/{game}/join", {"colour": "COLOUR_BLUE"})
+        page.get_by_test_id("seat-status").filter(has_text="All seats taken").wait_for()
+        page.get_by_test_id("start").click()
+
+        # Your turn: the tab title says so, and the clock counts down.
+        for _ in range(200):
+            now = api.ok("GET", f"/api/v1/games/{game}")["snapshot"]
+            if now["view"]["decision"]["player"] == "COLOUR_RED":
+                break
+            if now["view"]["decision"]["player"] == "COLOUR_BLUE":
+                api.play(game, {"COLOUR_BLUE": joined["seat_token"]}, steps=1)
+            time.sleep(0.05)
+        page.wait_for_function("document.body.dataset.myturn === '1'")
+        assert page.title().startswith("● Your decision")
+        first = page.get_by_test_id("clock").inner_text()
+        assert first.startswith("Time left: 0:5") or first == "Time left: 1:00", first
+        page.wait_for_function(
+            f"document.querySelector('[data-testid=clock]').textContent !== {json.dumps(first)}"
+        )
+        shot(page, "clock")
+        decide(page, random.Random(5))
+        page.get_by_test_id("confirm").click()
+        page.wait_for_function("document.body.dataset.myturn === '0'")
+        assert not page.title().startswith("●")
+
+        # The end of a game offers a rematch: same seats, a new game, this player seated.
+        done, tokens = api.seated_game(["yellow", "purple"])
+        api.play(done, tokens, seed=8)
+        sit(page, done, "COLOUR_PURPLE", tokens["COLOUR_PURPLE"])
+        page.goto(f"{gateway.url}/games/{done}?lang=en")
+        page.get_by_test_id("own-place").wait_for()
+        page.get_by_test_id("rematch").click()
+        page.wait_for_url(lambda url: "/games/" in url and done not in url)
+        again = page.url.rsplit("/", 1)[1]
+        page.get_by_test_id("you").wait_for()
+        assert state(page)["colour"] == "purple"
+        seats = api.ok("GET", f"/api/v1/games/{again}")["snapshot"]["game"]["seats"]
+        assert [s["colour"] for s in seats] == ["COLOUR_YELLOW", "COLOUR_PURPLE"]
+        assert [s["occupied"] for s in seats] == [False, True]
+    finally:
+        context.close()
+    assert errors == []
+
+
+VOYAGE_PREVIEW = """
+async () => {
+  const { GamePage } = await import("/static/js/game.js");
+  const view = (colours) => ({
+    tiles: [
+      { at: { q: 0, r: 0 }, tile: "tonga", rot: 0 },
+      { at: { q: 0, r: 1 }, tile: "sea-01", rot: 0 },
+    ],
+    beaches: [{ beach: { q: 0, r: 0, index: 0 }, colours }],
+  });
+  const path = (colours) => GamePage.prototype.voyagePath.call({}, view(colours), [0, 0, 0, 0]);
+  const two = path(["COLOUR_RED", "COLOUR_BLUE"]);
+  const one = path(["COLOUR_RED", "COLOUR_RED"]);
+  const dangers = (p) => [p.colours, p.steps.map((s) => s.danger)];
+  return { two: dangers(two), one: dangers(one) };
+}
+"""
+
+
+def test_a_voyage_preview_follows_the_sea_paths_with_their_dangers(
+    browser: Browser, gateway: Running
+) -> None:
+    page = browser.new_page()
+    try:
+        page.goto(gateway.url + "/")
+        page.get_by_test_id("create-game").wait_for()
+        out = page.evaluate(VOYAGE_PREVIEW)
+    finally:
+        page.close()
+    # From Tonga's south jetty into sea-01 by its north edge: the path of danger 2.
+    assert out == {"two": [2, [2]], "one": [1, [2]]}

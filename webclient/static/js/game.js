@@ -504,16 +504,19 @@ export class GamePage {
     return { points, steps, colours };
   }
 
+  // The speed control and "skip to now": built once, so a click never meets a new node.
   renderPlayback() {
-    const speed = prefs.speed();
+    if (!this.speedSelect) {
+      this.speedSelect = h("select", { testid: "speed", "aria-label": t("playback.speed"), onchange: (e) => {
+        prefs.set("speed", Number(e.target.value));
+      } }, ...SPEEDS.map((s) => h("option", { value: String(s) }, s ? `${s}×` : t("playback.instant"))));
+      this.speedSelect.value = String(prefs.speed());
+      this.skipButton = h("button", { type: "button", class: "secondary", testid: "skip", onclick: () => this.skipToNow() });
+      this.playback.replaceChildren(h("label", {}, t("playback.speed"), " ", this.speedSelect), this.skipButton);
+    }
     const waiting = this.queue.length + (this.playing ? 1 : 0);
-    const select = h("select", { testid: "speed", "aria-label": t("playback.speed"), onchange: (e) => {
-      prefs.set("speed", Number(e.target.value));
-      this.renderPlayback();
-    } }, ...SPEEDS.map((s) => h("option", { value: String(s), selected: s === speed }, s ? `${s}×` : t("playback.instant"))));
-    const skip = waiting ? h("button", { type: "button", class: "secondary", testid: "skip", onclick: () => this.skipToNow() },
-      tn("playback.skip", waiting)) : "";
-    this.playback.replaceChildren(h("label", {}, t("playback.speed"), " ", select), skip);
+    this.skipButton.hidden = !waiting;
+    this.skipButton.textContent = waiting ? tn("playback.skip", waiting) : "";
   }
 
   renderPrefs() {
