@@ -2,8 +2,9 @@
 
 Port 50051 and data directory ./data unless told otherwise by flags or the
 environment (TONGIAKI_HOST, TONGIAKI_PORT, TONGIAKI_DATA_DIR,
-TONGIAKI_SYNCHRONOUS, TONGIAKI_LOG_LEVEL, TONGIAKI_DATABASE, TONGIAKI_ADVERTISE, TONGIAKI_LEASE,
-TONGIAKI_STRONG_BUDGET, TONGIAKI_BOT_PACE, TONGIAKI_EVENT_LOOP).
+TONGIAKI_SYNCHRONOUS, TONGIAKI_LOG_LEVEL, TONGIAKI_DATABASE, TONGIAKI_ADVERTISE,
+TONGIAKI_LEASE, TONGIAKI_OPEN_GAME_TTL, TONGIAKI_STRONG_BUDGET, TONGIAKI_BOT_PACE,
+TONGIAKI_EVENT_LOOP).
 """
 
 from __future__ import annotations
@@ -44,6 +45,12 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
         type=float,
         default=float(env("TONGIAKI_LEASE", "5")),
         help="seconds until other nodes take over this node's games if it stops renewing",
+    )
+    parser.add_argument(
+        "--open-game-ttl",
+        type=float,
+        default=float(env("TONGIAKI_OPEN_GAME_TTL", "3600")),
+        help="seconds an open game that no person joined is kept (0: for ever)",
     )
     parser.add_argument(
         "--idle",
@@ -100,6 +107,7 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
         advertise=args.advertise,
         idle=args.idle,
         lease=args.lease,
+        open_game_ttl=args.open_game_ttl,
         bots=BotConfig(
             strong_budget=args.strong_budget,
             workers=args.bot_workers,

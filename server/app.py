@@ -61,6 +61,8 @@ class Config:
     idle: float = 30.0
     #: Seconds a node's lease on its games lasts without renewal (shared stores).
     lease: float = 5.0
+    #: Seconds an open game that no person joined is kept before it is deleted (0: for ever).
+    open_game_ttl: float = 3600.0
 
 
 class RunningServer:
@@ -118,7 +120,9 @@ async def start(config: Config) -> RunningServer:
     )
     await store.start()
     runner = BotRunner(config.bots)
-    registry = Registry(store, config.limits, runner, idle=config.idle)
+    registry = Registry(
+        store, config.limits, runner, idle=config.idle, open_game_ttl=config.open_game_ttl
+    )
     await registry.start()
     forwarder = Forwarder()
     server.add_generic_rpc_handlers((generic_handler(GameService(registry), forwarder),))

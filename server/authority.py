@@ -8,10 +8,12 @@ hanging up mid-write cannot leave memory and disk apart. If a write fails the
 authority is *broken*: it stops, ends its watches (they resume elsewhere) and
 the registry rebuilds the game from the store on the next request.
 
-An authority is the game's *owner* (it writes, and runs its bots and turn
-clock) or a *follower*: a copy on another node that applies the entries the
-owner wrote, read from the store, so that watches and reads can be served by
-any node.
+An authority is the game's *owner* (it writes, and its bots and turn clock
+run) or a *follower*: a copy on another node that applies the entries the
+owner wrote, read from the store, so that any node serves watches and reads.
+
+It speaks no protobuf: entries are typed (server.entries), the codec
+(server.convert) encodes each once as the frame every watcher shares.
 """
 
 from __future__ import annotations
@@ -22,15 +24,16 @@ import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from engine import ActionError, Game, Reason
 from server import convert
-from server.botseats import BotRunner, Job, seed_of, think, turn_decisions
+from server import entries as log_entries
+from server.autoplay import Autoplay
+from server.botseats import BotRunner, turn_decisions
+from server.entries import Acted, Joined, Left, LogEntry, Started, TakenBack, TakenOver
 from server.errors import ServerReason, ServiceError
 from server.fanout import End, Hub, Watcher
-from server.gen.tongiaki.v1 import game_pb2 as pb
-from server.gen.tongiaki.v1 import game_service_pb2 as spb
 from server.seats import Seats, hash_token, new_token
 from server.storage.base import ACTIVE, FINISHED, OPEN, Entry, Store, Stored, Summary, Tokens
 
@@ -38,21 +41,11 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-#: Encoded tags: LogEntry.sequence, LogEntry.action_applied, WatchGameResponse.entries
-#: and SubmitActionResponse.entry (the last two hold the same LogEntry encoding).
-_SEQUENCE_TAG = convert.varint(pb.LogEntry.DESCRIPTOR.fields_by_name["sequence"].number << 3)
-_ACTION_APPLIED = pb.LogEntry.DESCRIPTOR.fields_by_name["action_applied"].number
-_TAKEN_BACK = pb.LogEntry.DESCRIPTOR.fields_by_name["action_taken_back"].number
-_DECISION = pb.ActionApplied.DESCRIPTOR.fields_by_name["decision"].number
-_FRAME_TAG = convert.varint(
-    spb.WatchGameResponse.DESCRIPTOR.fields_by_name["entries"].number << 3 | 2
-)
-_REPLY_TAG = convert.varint(
-    spb.SubmitActionResponse.DESCRIPTOR.fields_by_name["entry"].number << 3 | 2
-)
-
 #: What applying an entry in memory returns: publishing it, which returns its frame.
 Publish = Callable[[], bytes]
+
+#: A frame and the seat that submitted its entry (its own watches may leave it out).
+Frame = tuple[bytes, str | None]
 
 
 @dataclass(frozen=True)
@@ -71,15 +64,12 @@ class Limits:
     replay_from_store: int = 4096
 
 
-def entry_frame(sequence: int, change: int, data: bytes) -> bytes:
-    """The encoded ``WatchGameResponse`` holding one LogEntry (``change`` field holds ``data``)."""
-    entry = _SEQUENCE_TAG + convert.varint(sequence) + convert.field_bytes(change, data)
-    return _FRAME_TAG + convert.varint(len(entry)) + entry
+class PublicRecord(NamedTuple):
+    """What a seat may know of the game: seats, actions and the tiles drawn so far."""
 
-
-def reply_of(frame: bytes) -> bytes:
-    """The SubmitActionResponse holding the entry of ``frame``."""
-    return _REPLY_TAG + frame[len(_FRAME_TAG) :]
+    seats: tuple[str, ...]
+    actions: tuple[Any, ...]
+    drawn: tuple[str, ...]
 
 
 class Authority:
@@ -97,13 +87,11 @@ class Authority:
     ) -> None:
         """Rebuild the game from ``stored``; frames are kept for the entries after
         ``keep_after`` (default: the last ``limits.resume_window``)."""
-        setup = stored.setup
-        self.id = setup.id
-        self.name = "games/" + setup.id
-        self.ordinal = setup.ordinal
-        self.settings = dict(setup.settings)
-        self.created = setup.created
-        self.seats = Seats(setup.seats, self.settings.get("bots", {}))
+        self.setup = stored.setup
+        self.id = self.setup.id
+        self.name = "games/" + self.id
+        self.settings = dict(self.setup.settings)
+        self.seats = Seats(self.setup.seats, self.settings.get("bots", {}))
         self.state = OPEN
         self.sequence = 0
         self.game: Game | None = None
@@ -116,40 +104,29 @@ class Authority:
         self.writing = 0
         #: When the game was last asked for (monotonic seconds), for eviction.
         self.used = time.monotonic()
-        self._stack = list(setup.stack)
+        #: When the pending person's turn clock runs out, if it was stored (epoch seconds).
+        self.deadline: float | None = stored.summary.attention
         self._store = store
         self._limits = limits
         self._frames: list[bytes] = []  # encoded entries, the last resume_window of them
         self._owners: list[str | None] = []  # the seat that submitted each of them, if any
-        self._first_frame = 1  # sequence of self._frames[0]
         self._requests: OrderedDict[tuple[str, str], bytes] = OrderedDict()  # -> its frame
         self._lock = asyncio.Lock()
         self.hub = Hub(limits.watch_buffer)
-        self._runner = runner
         self._drawn: list[str] = []  # tiles of every tile_placed event, in order
-        self._deadline: float | None = None  # when the pending person's clock runs out
-        self._bot_task: asyncio.Future[None] | None = None
-        self._timer: asyncio.TimerHandle | None = None
-        self._timer_at = -1  # the sequence the turn clock runs for
-        self._tasks: set[asyncio.Future[Any]] = set()
-        self._stopped = False
         self._token_change = Tokens()  # what the entry applied last did to seat tokens
-        #: The last entry if it is an accepted action: its body and events (for take-backs).
-        self._last_action: tuple[dict[str, Any], list[dict[str, Any]]] | None = None
-        #: Bot decisions accepted, and refused (a refusal would be a bug).
-        self.bot_moves = 0
-        self.bot_refusals = 0
+        #: The last entry if it is an accepted action, with its events (for take-backs).
+        self._last_action: tuple[Acted, list[dict[str, Any]]] | None = None
+        self.autoplay = Autoplay(self, runner) if runner is not None else None
         last = stored.entries[-1].sequence if stored.entries else 0
         keep = max(0, last - limits.resume_window) if keep_after is None else keep_after
-        self._first_frame = keep + 1
+        self._first_frame = keep + 1  # sequence of self._frames[0]
         for entry in stored.entries:
-            publish = self._apply(entry.kind, entry.body)
+            publish = self._apply(log_entries.parse(entry.kind, entry.body))
             if entry.sequence > keep:
                 publish()
             else:  # history before the window: no frame to build
                 self.sequence += 1
-        if stored.summary.attention is not None and stored.summary.attention > 0:
-            self._deadline = stored.summary.attention
 
     # ------------------------------------------------------------ reading
 
@@ -177,38 +154,24 @@ class Authority:
         timeout = float(self.settings.get("turn_timeout_seconds") or 0)
         return now + timeout if timeout > 0 else None
 
-    def game_proto(self) -> pb.Game:
-        """The game resource."""
-        return convert.game_to_proto(
-            self.id,
-            self.created,
-            self.settings,
-            state=self.state,
-            sequence=self.sequence,
-            seats=self.seats.summary(),
-            result=self.game.result if self.game is not None and self.game.over else None,
-        )
+    def resource(self) -> Stored:
+        """The game's set-up and summary (what the Game resource shows)."""
+        return Stored(self.setup, self.summary())
 
     def seat_of(self, token_hash: str) -> str | None:
         """The colour whose token has this hash, if any."""
         return self.seats.holder(token_hash)
 
-    def _snapshot(self, viewer: str | None) -> pb.GameSnapshot:
-        snapshot = pb.GameSnapshot(sequence=self.sequence, game=self.game_proto())
-        if self.game is not None:
-            snapshot.view.CopyFrom(convert.view_to_proto(self.game.view(viewer)))
-        return snapshot
+    def latest(self, viewer: str | None) -> tuple[Stored, dict[str, Any] | None]:
+        """The game now, and the board as ``viewer`` (None: a spectator) sees it."""
+        return self.resource(), self.game.view(viewer) if self.game is not None else None
 
-    async def snapshot(self, viewer: str | None) -> pb.GameSnapshot:
-        """The game at its last durable entry, as ``viewer`` (None: a spectator) sees it."""
+    async def snapshot(self, viewer: str | None) -> tuple[Stored, dict[str, Any] | None]:
+        """The game at its last durable entry (see :meth:`latest`)."""
         async with self._lock:
-            return self._snapshot(viewer)
+            return self.latest(viewer)
 
-    def latest(self, viewer: str | None) -> pb.GameSnapshot:
-        """The snapshot now, without waiting (a watch's batch was just taken)."""
-        return self._snapshot(viewer)
-
-    def window(self) -> list[tuple[bytes, str | None]]:
+    def window(self) -> list[Frame]:
         """The frames memory holds, with the seat that submitted each (if any)."""
         return list(zip(self._frames, self._owners, strict=True))
 
@@ -218,16 +181,17 @@ class Authority:
         after: int | None,
         exclude_own: bool = False,
         hold_until_turn: bool = False,
-        older: Callable[[int, int], Awaitable[list[tuple[bytes, str | None]]]] | None = None,
+        older: Callable[[int, int], Awaitable[list[Frame]]] | None = None,
     ) -> tuple[bytes, Watcher | None]:
         """What a new watch sends first, and its watcher (None if nothing more will come).
 
         Resuming ``after`` a sequence replays the entries since (from memory, or
         through ``older(after, until)`` from the store); otherwise, or if that
-        cannot be done, the stream starts with a snapshot. With ``exclude_own``,
-        the entries of actions ``viewer`` submitted are left out; with
-        ``hold_until_turn``, new entries wait until one gives ``viewer`` the
-        decision (or half the watch buffer is full, or the watch ends).
+        is too far back, the stream starts with a snapshot. With
+        ``exclude_own``, the entries of actions ``viewer`` submitted are left
+        out; with ``hold_until_turn``, new entries wait until one gives
+        ``viewer`` the decision (or half the watch buffer is full, or the watch
+        ends).
         """
         skip = viewer if exclude_own else None
         async with self._lock:
@@ -237,25 +201,21 @@ class Authority:
                     f"after_sequence must be 0..{self.sequence}",
                     sequence=self.sequence,
                 )
-            replay: list[tuple[bytes, str | None]] | None = None
+            replay: list[Frame] | None = None
             if after is not None and after + 1 >= self._first_frame:
                 start = after + 1 - self._first_frame
-                replay = list(zip(self._frames[start:], self._owners[start:], strict=True))
+                replay = self.window()[start:]
             elif (
                 after is not None
                 and older is not None
                 and self.sequence - after <= self._limits.replay_from_store
             ):
-                earlier = await older(after, self._first_frame - 1)
-                replay = [*earlier, *zip(self._frames, self._owners, strict=True)]
+                replay = [*await older(after, self._first_frame - 1), *self.window()]
             if replay is not None:
                 first = b"".join(frame for frame, owner in replay if skip is None or owner != skip)
-                if not first:
-                    first = spb.WatchGameResponse(
-                        sequence=self.sequence, caught_up=True
-                    ).SerializeToString()
+                first = first or convert.caught_up(self.sequence)
             else:
-                first = spb.WatchGameResponse(snapshot=self._snapshot(viewer)).SerializeToString()
+                first = convert.watch_snapshot(*self.latest(viewer))
             if self.state == FINISHED:
                 return first, None
             hold_for = viewer if hold_until_turn else None
@@ -269,6 +229,21 @@ class Authority:
             )
         return self.game.record()
 
+    async def pending_bot(self) -> tuple[int, str, str, PublicRecord] | None:
+        """The decision a bot seat is to take now: sequence, seat, level, what it may know."""
+        async with self._lock:
+            engine = self.game
+            if engine is None or self.state != ACTIVE or engine.decision is None:
+                return None
+            player = engine.decision.player
+            level = self.seats.bots.get(player)
+            if level is None or not self.owner or self.broken:
+                return None
+            record = PublicRecord(
+                tuple(self.seats.colours), tuple(engine.actions), tuple(self._drawn)
+            )
+            return self.sequence, player, level, record
+
     # ------------------------------------------------------------ changing
 
     async def _exclusive(self, change: Callable[[], Awaitable[T]]) -> T:
@@ -281,28 +256,27 @@ class Authority:
                 try:
                     return await change()
                 finally:
-                    self._schedule()
+                    self.deadline = None  # a stored deadline holds only until the next change
+                    self._after_change()
 
         return await asyncio.shield(asyncio.ensure_future(locked()))
 
-    async def _write(self, kind: str, body: dict[str, Any], tokens: Tokens) -> None:
-        """Write the entry just applied in memory, with the summary after it."""
-        entry = Entry(self.sequence + 1, kind, body)
-        self.writing = entry.sequence
+    async def _commit(self, entry: LogEntry, publish: Publish | None = None) -> bytes:
+        """Apply ``entry`` in memory (unless already), write it durably, publish it."""
+        publish = publish or self._apply(entry)
+        kind, body = log_entries.stored(entry)
+        stored = Entry(self.sequence + 1, kind, body)
+        summary = self.summary(stored.sequence)
+        # An action changes no seat, and the game's state only when it ends it.
+        summary.changed = not isinstance(entry, Acted) or self.state == FINISHED
+        self.writing = stored.sequence
         try:
-            await self._store.append(
-                self.id, entry, self.summary(entry.sequence), tokens, self.epoch
-            )
+            await self._store.append(self.id, stored, summary, self._token_change, self.epoch)
         except BaseException:
             self.break_off()
             raise
         finally:
             self.writing = 0
-
-    async def _commit(self, kind: str, body: dict[str, Any]) -> bytes:
-        """Apply a lobby entry in memory, write it durably, publish it; returns its frame."""
-        publish = self._apply(kind, body)
-        await self._write(kind, body, self._token_change)
         return publish()
 
     async def join(self, colour: str | None, display_name: str) -> tuple[str, str]:
@@ -320,11 +294,9 @@ class Authority:
                 raise ServiceError(ServerReason.SEAT_TAKEN, f"{colour} is taken", colour=colour)
             seat = colour or open_seats[0]
             token = new_token()
-            await self._commit(
-                "joined", {"colour": seat, "token": hash_token(token), "name": display_name}
-            )
+            await self._commit(Joined(seat, hash_token(token), display_name))
             if self.settings.get("auto_start") and self.state == OPEN and not self.seats.open():
-                await self._commit("started", {})
+                await self._commit(Started())
             return seat, token
 
         return await self._exclusive(change)
@@ -333,10 +305,10 @@ class Authority:
         """Give up ``colour``'s seat: its token stops working, the seat is open again."""
 
         async def change() -> None:
-            await self._commit("left", {"colour": colour})
+            await self._commit(Left(colour))
             level = self.settings.get("leave_bot")
             if level and self.state == ACTIVE:
-                await self._commit("takeover", {"colour": colour, "level": level, "reason": "left"})
+                await self._commit(TakenOver(colour, level, "left"))
 
         await self._exclusive(change)
 
@@ -349,7 +321,7 @@ class Authority:
             missing = self.seats.open()
             if missing:
                 raise ServiceError(ServerReason.SEATS_OPEN, "seats are open", seats=missing)
-            await self._commit("started", {})
+            await self._commit(Started())
 
         await self._exclusive(change)
 
@@ -358,7 +330,22 @@ class Authority:
 
         async def change() -> None:
             if self.state == OPEN and all(c in self.seats.bots for c in self.seats.colours):
-                await self._commit("started", {})
+                await self._commit(Started())
+
+        await self._exclusive(change)
+
+    async def take_over(self, sequence: int, player: str, reason: str) -> None:
+        """Let a bot take ``player``'s seat if its decision at ``sequence`` is still pending."""
+
+        async def change() -> None:
+            if self.sequence != sequence or self.state != ACTIVE:
+                return
+            decision = self.game.decision if self.game is not None else None
+            if decision is None or decision.player != player or player in self.seats.bots:
+                return
+            level = self.settings.get("timeout_bot") or "random"
+            await self._commit(TakenOver(player, level, reason))
+            log.info("seat taken over", extra={"game": self.id, "colour": player, "why": reason})
 
         await self._exclusive(change)
 
@@ -373,7 +360,7 @@ class Authority:
         async def change() -> bytes:
             done = self._requests.get((colour, request_id)) if request_id else None
             if done is not None:
-                return reply_of(done)
+                return convert.reply_of(done)
             if self.game is None:
                 raise ServiceError(ServerReason.GAME_NOT_STARTED, "the game has not started")
             if sequence != self.sequence:
@@ -386,11 +373,13 @@ class Authority:
                 events = self.game.apply(action, colour)
             except ActionError as error:
                 raise ServiceError.from_engine(error) from None
-            body = {"player": colour, "action": self.game.actions[-1], "request": request_id}
-            self._last_action = (body, events)
-            publish = self._applied(body, events)
-            await self._write("action", body, Tokens())
-            return reply_of(publish())
+            # The game keeps the shared object equal to its action (see entries.shared).
+            self.game.actions[-1] = log_entries.shared(self.game.actions[-1])
+            entry = Acted(colour, self.game.actions[-1], request_id)
+            self._token_change = Tokens()
+            self._last_action = (entry, events)
+            frame = await self._commit(entry, self._acted(entry, events))
+            return convert.reply_of(frame)
 
         return await self._exclusive(change)
 
@@ -406,7 +395,7 @@ class Authority:
             key = (colour, "take-back:" + request_id)
             done = self._requests.get(key)
             if done is not None:
-                return reply_of(done)
+                return convert.reply_of(done)
             if self.game is None:
                 raise ServiceError(ServerReason.GAME_NOT_STARTED, "the game has not started")
             if self.state == FINISHED:
@@ -418,96 +407,65 @@ class Authority:
                     f"only the last entry ({self.sequence}) can be taken back, if it is a decision",
                     sequence=self.sequence,
                 )
-            body, events = last
-            if body["player"] != colour or not body["request"]:
+            acted, events = last
+            if acted.player != colour or not acted.request:
                 raise ServiceError(
                     ServerReason.TAKE_BACK_NOT_YOURS,
                     "the last decision is not this seat's own",
-                    player=body["player"],
+                    player=acted.player,
                 )
             if any(e["kind"] == "tile_placed" for e in events):
                 raise ServiceError(
                     ServerReason.TAKE_BACK_AFTER_DRAW,
                     "a tile was drawn by that decision; it stands",
                 )
-            entry = {"player": colour, "taken_back": sequence, "request": request_id}
-            publish = self._apply("taken_back", entry)
-            await self._write("taken_back", entry, Tokens())
-            frame = publish()
+            frame = await self._commit(TakenBack(colour, sequence, request_id))
             self._requests[key] = frame
             if len(self._requests) > self._limits.request_ids:
                 self._requests.popitem(last=False)
-            return reply_of(frame)
+            return convert.reply_of(frame)
 
         return await self._exclusive(change)
 
     # ------------------------------------------------------------ the log
 
-    def _apply(self, kind: str, body: dict[str, Any]) -> Publish:
+    def _apply(self, entry: LogEntry) -> Publish:
         """Apply an entry in memory; returns how to publish it (once it is durable)."""
         self._token_change = Tokens()
         self._last_action = None
-        if kind == "joined":
-            self._token_change = self.seats.join(body["colour"], body["token"], body["name"])
-            message = pb.LogEntry(
-                seat_joined=pb.SeatJoined(
-                    colour=convert.COLOUR[body["colour"]], display_name=body["name"]
-                )
-            )
-        elif kind == "left":
-            self._token_change = self.seats.leave(body["colour"])
-            message = pb.LogEntry(seat_left=pb.SeatLeft(colour=convert.COLOUR[body["colour"]]))
-        elif kind == "takeover":
-            colour = body["colour"]
-            self._token_change = self.seats.take_over(colour, body["level"], body["reason"])
-            message = pb.LogEntry(
-                seat_taken_over=pb.SeatTakenOver(
-                    colour=convert.COLOUR[colour],
-                    level=convert.LEVEL[body["level"]],
-                    reason=convert.REASON[body["reason"]],
-                )
-            )
-        elif kind == "started":
-            self.game = Game.new(self.seats.colours, self._stack)
-            self.state = ACTIVE
-            game = self.game
-
-            def started() -> bytes:
-                view = convert.view_to_proto(game.view(None))
-                return self._publish(pb.LogEntry(game_started=pb.GameStarted(view=view)))
-
-            return started
-        elif kind == "action":
+        if isinstance(entry, Acted):
             assert self.game is not None
-            events = self.game.apply_unchecked(body["action"])
-            self._last_action = (body, events)
-            return self._applied(body, events)
-        elif kind == "taken_back":
-            return self._taken_back(body)
-        else:  # pragma: no cover - the server writes no other kind
-            raise ValueError(f"unknown entry kind {kind!r}")
-        return lambda: self._publish(message)
+            events = self.game.apply_unchecked(entry.action)
+            self._last_action = (entry, events)
+            return self._acted(entry, events)
+        if isinstance(entry, TakenBack):
+            return self._taken_back(entry)
+        if isinstance(entry, Joined):
+            self._token_change = self.seats.join(entry.colour, entry.token, entry.name)
+        elif isinstance(entry, Left):
+            self._token_change = self.seats.leave(entry.colour)
+        elif isinstance(entry, TakenOver):
+            self._token_change = self.seats.take_over(entry.colour, entry.level, entry.reason)
+        elif isinstance(entry, Started):
+            self.game = Game.new(self.seats.colours, list(self.setup.stack))
+            self.state = ACTIVE
+            view = self.game.view(None)
+            return lambda: self._publish(convert.frame(self.sequence + 1, entry, view=view))
+        return lambda: self._publish(convert.frame(self.sequence + 1, entry))
 
-    def _taken_back(self, body: dict[str, Any]) -> Publish:
+    def _taken_back(self, entry: TakenBack) -> Publish:
         """Undo the last action in memory (replay the others); returns how to publish it."""
         assert self.game is not None
         record = self.game.record()
         record["actions"] = record["actions"][:-1]
-        self.game = game = Game.from_record(record, checked=False)
-        player = body["player"]
+        self.game = Game.from_record(record, checked=False)
+        view = self.game.view(None)
+        owner = entry.player if entry.request else None
+        return lambda: self._publish(
+            convert.frame(self.sequence + 1, entry, view=view), owner, entry.player
+        )
 
-        def publish() -> bytes:
-            taken = pb.ActionTakenBack(
-                player=convert.COLOUR[player],
-                taken_back=body["taken_back"],
-                view=convert.view_to_proto(game.view(None)),
-            ).SerializeToString()
-            owner = player if body["request"] else None
-            return self._publish_encoded(_TAKEN_BACK, taken, owner, player)
-
-        return publish
-
-    def _applied(self, body: dict[str, Any], events: list[dict[str, Any]]) -> Publish:
+    def _acted(self, entry: Acted, events: list[dict[str, Any]]) -> Publish:
         """Account for an applied action; returns how to publish its entry."""
         assert self.game is not None
         self._drawn.extend(e["tile"] for e in events if e["kind"] == "tile_placed")
@@ -517,19 +475,13 @@ class Authority:
             self.state = FINISHED
 
         def publish() -> bytes:
-            applied = pb.ActionApplied(
-                player=convert.COLOUR[body["player"]],
-                action=convert.action_to_proto(body["action"]),
-                events=convert.events_to_proto(events),
-            ).SerializeToString()
-            if decision_dict is not None:
-                applied += convert.field_bytes(_DECISION, convert.decision_bytes(decision_dict))
+            frame = convert.frame(self.sequence + 1, entry, events=events, decision=decision_dict)
             # A client's action is its seat's own (a bot's, sent without request id, is not).
-            owner = body["player"] if body["request"] else None
+            owner = entry.player if entry.request else None
             decider = decision_dict["player"] if decision_dict is not None else None
-            frame = self._publish_encoded(_ACTION_APPLIED, applied, owner, decider)
-            if body["request"]:  # bots send none: nobody retries their requests
-                self._requests[(body["player"], body["request"])] = frame
+            self._publish(frame, owner, decider)
+            if entry.request:  # bots send none: nobody retries their requests
+                self._requests[(entry.player, entry.request)] = frame
                 if len(self._requests) > self._limits.request_ids:
                     self._requests.popitem(last=False)
             if self.state == FINISHED:
@@ -538,27 +490,14 @@ class Authority:
 
         return publish
 
-    def _publish(self, entry: pb.LogEntry) -> bytes:
-        change = entry.WhichOneof("change")
-        assert change is not None
-        return self._publish_encoded(
-            pb.LogEntry.DESCRIPTOR.fields_by_name[change].number,
-            getattr(entry, change).SerializeToString(),
-        )
+    def _publish(self, frame: bytes, owner: str | None = None, decider: str | None = None) -> bytes:
+        """Publish the next entry's ``frame`` to every watcher and the resume window.
 
-    def _publish_encoded(
-        self, change: int, data: bytes, owner: str | None = None, decider: str | None = None
-    ) -> bytes:
-        """Publish the next entry, whose ``change`` field holds ``data``; returns its frame.
-
-        The frame is the encoded ``WatchGameResponse`` of that one entry, built
-        once for every watcher, the resume window and the SubmitAction reply.
         ``owner`` is the seat that submitted it (its watches may leave it out),
         ``decider`` the seat that decides next (watches held until their turn
         wait for it).
         """
         self.sequence += 1
-        frame = entry_frame(self.sequence, change, data)
         if self.sequence >= self._first_frame:
             self._frames.append(frame)
             self._owners.append(owner)
@@ -574,9 +513,29 @@ class Authority:
         """Apply entries another node wrote (a follower), in order, and publish them."""
         async with self._lock:
             for entry in entries:
-                if entry.sequence != self.sequence + 1:
-                    continue
-                self._apply(entry.kind, entry.body)()
+                if entry.sequence == self.sequence + 1:
+                    self._apply(log_entries.parse(entry.kind, entry.body))()
+
+    # ------------------------------------------------------------ bots, clock, life cycle
+
+    def _after_change(self) -> None:
+        if self.autoplay is not None and self.owner and not self.broken:
+            self.autoplay.after_change()
+
+    @property
+    def busy(self) -> bool:
+        """Whether this game runs by itself here (a bot thinking, a clock running)."""
+        return self.autoplay is not None and self.autoplay.busy
+
+    @property
+    def bot_moves(self) -> int:
+        """Bot decisions accepted here."""
+        return self.autoplay.bot_moves if self.autoplay is not None else 0
+
+    @property
+    def bot_refusals(self) -> int:
+        """Bot decisions refused here (a refusal would be a bug)."""
+        return self.autoplay.bot_refusals if self.autoplay is not None else 0
 
     def break_off(self, why: End = End.MOVED) -> None:
         """Stop serving this copy of the game: a write failed or another node owns it."""
@@ -584,152 +543,17 @@ class Authority:
         self.stop()
         self.hub.close(why)
 
-    # ------------------------------------------------------------ bots and the clock
-
-    def _schedule(self) -> None:
-        """After every change: let a bot move, or run the turn clock of a person's seat."""
-        if self._stopped or self._runner is None or not self.owner or self.broken:
-            return
-        decision = self.game.decision if self.game is not None and self.state == ACTIVE else None
-        if decision is None:
-            self._stop_clock()
-            return
-        player = decision.player
-        if player in self.seats.bots:
-            self._stop_clock()
-            if self._bot_task is None or self._bot_task.done():
-                self._bot_task = asyncio.ensure_future(self._play_bots())
-            return
-        assert self.game is not None
-        most = int(self.settings.get("max_turn_decisions") or 0)
-        if most and turn_decisions(self.game.actions, self.game.decision_kind) >= most:
-            self._stop_clock()
-            self._take_over(self.sequence, player, "turn_too_long")
-            return
-        timeout = float(self.settings.get("turn_timeout_seconds") or 0)
-        if timeout > 0 and self._timer_at != self.sequence:
-            self._stop_clock()
-            self._timer_at = self.sequence
-            deadline = self._deadline if self._deadline is not None else time.time() + timeout
-            self._deadline = None
-            self._timer = asyncio.get_running_loop().call_later(
-                max(0.0, deadline - time.time()), self._time_out, self.sequence, player
-            )
-
-    def _stop_clock(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        self._timer_at = -1
-
-    @property
-    def busy(self) -> bool:
-        """Whether this game runs by itself here (a bot thinking, a clock running)."""
-        return (self._bot_task is not None and not self._bot_task.done()) or (
-            self._timer is not None
-        )
-
-    def _time_out(self, sequence: int, player: str) -> None:
-        """The clock of ``player``'s decision at ``sequence`` ran out: a bot takes the seat."""
-        self._timer = None
-        self._timer_at = -1
-        self._take_over(sequence, player, "timed_out")
-
-    def _take_over(self, sequence: int, player: str, reason: str) -> None:
-        """Let a bot take ``player``'s seat if its decision at ``sequence`` is still pending."""
-
-        async def change() -> None:
-            if self._stopped or self.sequence != sequence or self.state != ACTIVE:
-                return
-            decision = self.game.decision if self.game is not None else None
-            if decision is None or decision.player != player or player in self.seats.bots:
-                return
-            level = self.settings.get("timeout_bot") or "random"
-            await self._commit("takeover", {"colour": player, "level": level, "reason": reason})
-            log.info("seat taken over", extra={"game": self.id, "colour": player, "why": reason})
-
-        task = asyncio.ensure_future(self._exclusive(change))
-        self._tasks.add(task)
-        task.add_done_callback(_consume)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _play_bots(self) -> None:
-        """Play every pending decision of a bot seat, through the same path as anyone's."""
-        assert self._runner is not None
-        loop = asyncio.get_running_loop()
-        budget = self._runner.config.strong_budget
-        # People follow the game: a bot's move is shown no sooner than `pace` after the last.
-        people = any(c not in self.settings.get("bots", {}) for c in self.seats.colours)
-        pace = self._runner.config.pace if people else 0.0
-        while not self._stopped:
-            async with self._lock:
-                if self.game is None or self.state != ACTIVE or self.game.decision is None:
-                    return
-                player = self.game.decision.player
-                if player not in self.seats.bots:
-                    return
-                sequence = self.sequence
-                job = Job(
-                    level=self.seats.bots[player],
-                    budget=budget,
-                    seats=tuple(self.seats.colours),
-                    actions=tuple(self.game.actions),
-                    drawn=tuple(self._drawn),
-                    viewer=player,
-                    seed=seed_of(self.id, sequence),
-                )
-            try:
-                began = loop.time()
-                action = await loop.run_in_executor(self._runner.executor, think, job)
-                wait = pace - (loop.time() - began)
-                if wait > 0:
-                    await asyncio.sleep(wait)
-                await self.submit(player, sequence, "", action)
-            except ServiceError as error:
-                if error.reason == ServerReason.STALE_SEQUENCE:
-                    continue
-                if error.reason == ServerReason.GAME_MOVED:
-                    return
-                self.bot_refusals += 1
-                log.error(
-                    "bot action refused",
-                    extra={"game": self.id, "colour": player, "reason": error.reason},
-                )
-                return
-            except RuntimeError:  # the executor was shut down: the server is stopping
-                return
-            except Exception:
-                if self.broken:
-                    return
-                self.bot_refusals += 1
-                log.exception("bot failed", extra={"game": self.id, "colour": player})
-                return
-            self.bot_moves += 1
-            if self.sequence <= sequence:  # pragma: no cover - a submit always appends
-                log.error("bot action not applied", extra={"game": self.id, "colour": player})
-                return
-
     def stop(self) -> None:
         """Stop the bots and the clock (the server is shutting down, or the game leaves)."""
-        self._stopped = True
-        self._stop_clock()
-        if self._bot_task is not None:
-            self._bot_task.cancel()
-        for task in list(self._tasks):
-            task.cancel()
+        if self.autoplay is not None:
+            self.autoplay.stop()
 
     def resume(self) -> None:
         """Let bots and the clock run (the event loop is running)."""
-        self._schedule()
+        self._after_change()
 
     def take_ownership(self, epoch: int) -> None:
         """This copy becomes the owner, writing with ``epoch`` (it is up to date)."""
         self.owner = True
         self.epoch = epoch
-        self._schedule()
-
-
-def _consume(task: asyncio.Future[Any]) -> None:
-    """Retrieve a background change's error (it was logged where it mattered)."""
-    if not task.cancelled():
-        task.exception()
+        self._after_change()

@@ -1,9 +1,12 @@
-"""Translation between the engine's JSON-like values and the tongiaki.v1 messages.
+"""The codec: translation between the engine's values and the tongiaki.v1 messages.
 
+This is the one module that knows both the engine and the protobuf messages.
 Everything the engine says (options, decisions, events, views, records) has a
 typed message; an action received as a message becomes exactly the dict
 CONFORMANCE.md writes, so the engine's checked ``apply`` decides legality with
-its "equal as JSON" rule. Nothing here knows about games, tokens or transport.
+its "equal as JSON" rule. Log entries are encoded once, as the watch frames
+that every watcher, the resume window and the SubmitAction reply share.
+Nothing here knows about tokens, owners or transport.
 """
 
 from __future__ import annotations
@@ -12,10 +15,15 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from engine import COLOURS, ActionError, Reason
+from engine import COLOURS, ActionError, Reason, canonical
+from server import entries as log
+from server.errors import ServiceError, invalid
 from server.gen.tongiaki.v1 import game_pb2 as pb
+from server.gen.tongiaki.v1 import game_service_pb2 as spb
+from server.storage.base import Stored
 
 Json = Any
 
@@ -194,6 +202,19 @@ def action_from_proto(action: pb.Action) -> dict[str, Json]:
     raise _malformed(f"unknown act {act!r}")  # pragma: no cover - the oneof has no other
 
 
+def action_of(request: spb.SubmitActionRequest | spb.SubmitActionsRequest) -> Json:
+    """The action of a submit request, typed or as JSON; refused as MALFORMED_ACTION."""
+    payload = request.WhichOneof("payload")
+    try:
+        if payload == "action":
+            return action_from_proto(request.action)
+        if payload == "action_json":
+            return action_from_json(request.action_json)
+    except ActionError as error:
+        raise ServiceError.from_engine(error) from None
+    raise invalid("send action or action_json", field="payload")
+
+
 def action_from_json(text: str) -> Json:
     """CONFORMANCE.md's JSON text of an action as a value for the engine to check."""
     if len(text) > MAX_ACTION_JSON:
@@ -209,18 +230,7 @@ def action_from_json(text: str) -> Json:
 
 def decision_to_proto(decision: Mapping[str, Json]) -> pb.Decision:
     """A decision as CONFORMANCE.md writes it (``Decision.to_dict()``) as a message."""
-    message = pb.Decision(
-        kind=_DECISION[decision["kind"]],
-        player=COLOUR[decision["player"]],
-        options=[action_to_proto(o) for o in decision["options"]],
-    )
-    if "island" in decision:
-        message.island.CopyFrom(hex_(decision["island"]))
-    if "group" in decision:
-        message.group.extend(colours(decision["group"]))
-    if "why" in decision:
-        message.why = _TILE_WHY[decision["why"]]
-    return message
+    return pb.Decision.FromString(decision_bytes(decision))
 
 
 def varint(value: int) -> bytes:
@@ -446,25 +456,17 @@ _STATE: dict[str, pb.GameState.ValueType] = {
 STATE_NAME: dict[int, str] = {v: k for k, v in _STATE.items()}
 
 
-def game_to_proto(
-    game_id: str,
-    created: float,
-    settings: Mapping[str, Json],
-    *,
-    state: str,
-    sequence: int,
-    seats: Sequence[Mapping[str, Json]],
-    result: Mapping[str, Mapping[str, int]] | None,
-) -> pb.Game:
-    """The Game resource from a game's set-up and summary (see server.storage.base)."""
+def game_to_proto(game: Stored) -> pb.Game:
+    """The Game resource of a game's set-up and summary (see server.storage.base)."""
+    setup, summary = game.setup, game.summary
     stamp = Timestamp()
-    stamp.FromNanoseconds(int(created * 1e9))
+    stamp.FromNanoseconds(int(setup.created * 1e9))
     return pb.Game(
-        name="games/" + game_id,
-        state=_STATE[state],
-        sequence=sequence,
+        name="games/" + setup.id,
+        state=_STATE[summary.state],
+        sequence=summary.sequence,
         create_time=stamp,
-        settings=settings_to_proto(settings),
+        settings=settings_to_proto(setup.settings),
         seats=[
             pb.Seat(
                 colour=COLOUR[s["colour"]],
@@ -473,7 +475,111 @@ def game_to_proto(
                 bot=LEVEL[s["bot"]] if s["bot"] else pb.BOT_LEVEL_UNSPECIFIED,
                 takeover=REASON[s["takeover"]] if s["takeover"] else pb.TAKEOVER_REASON_UNSPECIFIED,
             )
-            for s in seats
+            for s in summary.seats
         ],
-        results=results(result) if result is not None else [],
+        results=results(summary.result) if summary.result is not None else [],
     )
+
+
+def snapshot_to_proto(game: Stored, view: Mapping[str, Json] | None) -> pb.GameSnapshot:
+    """A snapshot: the game resource and, once started, the board as one viewer sees it."""
+    snapshot = pb.GameSnapshot(sequence=game.summary.sequence, game=game_to_proto(game))
+    if view is not None:
+        snapshot.view.CopyFrom(view_to_proto(view))
+    return snapshot
+
+
+def record_response(record: Mapping[str, Json]) -> spb.GetGameRecordResponse:
+    """A finished game's record, typed and as canonical JSON."""
+    return spb.GetGameRecordResponse(record=record_to_proto(record), record_json=canonical(record))
+
+
+# ---------------------------------------------------------------- log entries as frames
+
+#: Encoded tags: LogEntry.sequence, LogEntry.action_applied, WatchGameResponse.entries
+#: and SubmitActionResponse.entry (the last two hold the same LogEntry encoding).
+_SEQUENCE_TAG = varint(pb.LogEntry.DESCRIPTOR.fields_by_name["sequence"].number << 3)
+_CHANGE = {name: f.number for name, f in pb.LogEntry.DESCRIPTOR.fields_by_name.items()}
+_DECISION_FIELD = pb.ActionApplied.DESCRIPTOR.fields_by_name["decision"].number
+_FRAME_TAG = varint(spb.WatchGameResponse.DESCRIPTOR.fields_by_name["entries"].number << 3 | 2)
+_REPLY_TAG = varint(spb.SubmitActionResponse.DESCRIPTOR.fields_by_name["entry"].number << 3 | 2)
+_LIST_TAG = varint(spb.ListGameEntriesResponse.DESCRIPTOR.fields_by_name["entries"].number << 3 | 2)
+_LATEST = spb.WatchGameResponse.DESCRIPTOR.fields_by_name["latest"].number
+
+
+def _frame(sequence: int, change: str, data: bytes) -> bytes:
+    entry = _SEQUENCE_TAG + varint(sequence) + field_bytes(_CHANGE[change], data)
+    return _FRAME_TAG + varint(len(entry)) + entry
+
+
+def frame(
+    sequence: int,
+    entry: log.LogEntry,
+    *,
+    view: Mapping[str, Json] | None = None,
+    events: Sequence[Mapping[str, Json]] = (),
+    decision: Mapping[str, Json] | None = None,
+) -> bytes:
+    """The encoded ``WatchGameResponse`` holding one log entry.
+
+    ``view`` is the board when the game started (or after a take-back); ``events`` and ``decision``
+    what an action did and the decision after it.
+    """
+    if isinstance(entry, log.Acted):
+        applied = pb.ActionApplied(
+            player=COLOUR[entry.player],
+            action=action_to_proto(entry.action),
+            events=events_to_proto(events),
+        ).SerializeToString()
+        if decision is not None:
+            applied += field_bytes(_DECISION_FIELD, decision_bytes(decision))
+        return _frame(sequence, "action_applied", applied)
+    message: Message
+    if isinstance(entry, log.Joined):
+        change = "seat_joined"
+        message = pb.SeatJoined(colour=COLOUR[entry.colour], display_name=entry.name)
+    elif isinstance(entry, log.Left):
+        change = "seat_left"
+        message = pb.SeatLeft(colour=COLOUR[entry.colour])
+    elif isinstance(entry, log.TakenBack):
+        assert view is not None, "a take-back carries the board after it"
+        change = "action_taken_back"
+        message = pb.ActionTakenBack(
+            player=COLOUR[entry.player], taken_back=entry.taken_back, view=view_to_proto(view)
+        )
+    elif isinstance(entry, log.TakenOver):
+        change = "seat_taken_over"
+        message = pb.SeatTakenOver(
+            colour=COLOUR[entry.colour], level=LEVEL[entry.level], reason=REASON[entry.reason]
+        )
+    else:
+        assert view is not None, "a game starts with its board"
+        change = "game_started"
+        message = pb.GameStarted(view=view_to_proto(view))
+    return _frame(sequence, change, message.SerializeToString())
+
+
+def reply_of(frame: bytes) -> bytes:
+    """The SubmitActionResponse holding the entry of ``frame``."""
+    return _REPLY_TAG + frame[len(_FRAME_TAG) :]
+
+
+def listed(frames: Iterable[bytes], sequence: int, more: bool) -> bytes:
+    """The ListGameEntriesResponse holding the entries of ``frames``."""
+    tail = spb.ListGameEntriesResponse(sequence=sequence, more=more).SerializeToString()
+    return b"".join(_LIST_TAG + f[len(_FRAME_TAG) :] for f in frames) + tail
+
+
+def caught_up(sequence: int) -> bytes:
+    """The first message of a watch resumed at the current sequence."""
+    return spb.WatchGameResponse(sequence=sequence, caught_up=True).SerializeToString()
+
+
+def watch_snapshot(game: Stored, view: Mapping[str, Json] | None) -> bytes:
+    """A watch message holding a snapshot."""
+    return spb.WatchGameResponse(snapshot=snapshot_to_proto(game, view)).SerializeToString()
+
+
+def latest_field(game: Stored, view: Mapping[str, Json] | None) -> bytes:
+    """The ``latest`` field of a watch message."""
+    return field_bytes(_LATEST, snapshot_to_proto(game, view).SerializeToString())

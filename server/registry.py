@@ -28,11 +28,10 @@ from typing import Any
 
 from engine.playout import shuffled_stack
 from server import convert
-from server.authority import Authority, Limits
+from server.authority import Authority, Frame, Limits
 from server.botseats import BotRunner
 from server.errors import ServerReason, ServiceError, invalid
 from server.fanout import End
-from server.gen.tongiaki.v1 import game_pb2 as pb
 from server.seats import Seats, hash_token
 from server.storage.base import (
     FINISHED,
@@ -77,12 +76,15 @@ class Registry:
         runner: BotRunner | None = None,
         *,
         idle: float = 30.0,
+        open_game_ttl: float = 0.0,
     ) -> None:
         self.store = store
         self._runner = runner
         self._limits = limits or Limits()
         #: Seconds a game nobody watches or plays here stays in memory.
         self.idle = idle
+        #: Seconds an open game that no person joined is kept (0: for ever).
+        self.open_game_ttl = open_game_ttl
         self._games: dict[str, Authority] = {}
         self._loading: dict[str, asyncio.Future[Authority]] = {}
         self._acquiring: dict[str, asyncio.Future[Authority | str]] = {}
@@ -103,6 +105,8 @@ class Registry:
             asyncio.create_task(self._sweep(), name="registry-sweep"),
             asyncio.create_task(self._adopt(), name="registry-adopt"),
         ]
+        if self.open_game_ttl > 0:
+            self._tasks.append(asyncio.create_task(self._expire(), name="registry-expire"))
 
     def close(self, why: End) -> None:
         """Stop every game here and end every watch."""
@@ -162,6 +166,9 @@ class Registry:
         if stored is None:
             raise not_found(name)
         self.loads += 1
+        if stored.summary.state == FINISHED:
+            # A finished game never changes: answered from the store, not kept.
+            return self._new(stored, owner=False)
         # One node alone owns everything it loads; a shared store's copies follow first.
         game = self._new(stored, owner=not self.store.shared)
         old = self._games.get(gid)
@@ -238,7 +245,7 @@ class Registry:
 
     async def page(
         self, size: int, token: str, state: int, open_seats: bool
-    ) -> tuple[list[pb.Game], str]:
+    ) -> tuple[list[Stored], str]:
         """One page of games in creation order (from the store's indexes), and the next token."""
         if size < 0:
             raise invalid("page_size must not be negative", field="page_size")
@@ -246,24 +253,12 @@ class Registry:
         after = _decode_page(token) if token else 0
         wanted = convert.STATE_NAME.get(state) if state else None
         found = await self.store.page(after, size + 1, wanted, open_seats)
-        games = [
-            convert.game_to_proto(
-                s.setup.id,
-                s.setup.created,
-                s.setup.settings,
-                state=s.summary.state,
-                sequence=s.summary.sequence,
-                seats=s.summary.seats,
-                result=s.summary.result,
-            )
-            for s in found[:size]
-        ]
         following = _encode_page(found[size - 1].setup.ordinal) if len(found) > size else ""
-        return games, following
+        return found[:size], following
 
     # ------------------------------------------------------------ history
 
-    async def history(self, gid: str, after: int, until: int) -> list[tuple[bytes, str | None]]:
+    async def history(self, gid: str, after: int, until: int) -> list[Frame]:
         """The frames of entries ``after`` < sequence <= ``until``, rebuilt from the store."""
         stored = await self.store.load(gid)
         if stored is None:
@@ -278,11 +273,11 @@ class Registry:
         )
         return past.window()
 
-    def older(self, gid: str) -> Callable[[int, int], Awaitable[list[tuple[bytes, str | None]]]]:
+    def older(self, gid: str) -> Callable[[int, int], Awaitable[list[Frame]]]:
         """What a watch calls for entries that memory no longer holds."""
         return lambda after, until: self.history(gid, after, until)
 
-    async def past(self, name: str, at: int) -> pb.GameSnapshot:
+    async def past(self, name: str, at: int) -> tuple[Stored, dict[str, Any] | None]:
         """The game right after entry ``at``, as a spectator saw it."""
         gid = game_id(name)
         stored = await self.store.load(gid)
@@ -387,6 +382,31 @@ class Registry:
                 task = asyncio.ensure_future(self.store.release(gid, game.epoch))
                 task.add_done_callback(_consume)
         return dropped
+
+    async def _expire(self) -> None:
+        """Delete open games that no person joined within ``open_game_ttl``."""
+        while True:
+            await asyncio.sleep(min(self.open_game_ttl / 4, 60.0))
+            try:
+                await self.expire_open()
+            except Exception:
+                log.exception("expiring open games failed")
+
+    async def expire_open(self) -> list[str]:
+        """One pass of :meth:`_expire`; returns the games deleted."""
+        gone: list[str] = []
+        while True:
+            batch = await self.store.expire(time.time() - self.open_game_ttl, 500)
+            for gid in batch:
+                game = self._games.pop(gid, None)
+                if game is not None:
+                    game.break_off()
+            gone.extend(batch)
+            if len(batch) < 500:
+                break
+        if gone:
+            log.info("open games expired", extra={"games": len(gone)})
+        return gone
 
     async def _adopt(self) -> None:
         """Load the games whose bots or clocks need a server (and, shared, have no owner)."""

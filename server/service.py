@@ -14,7 +14,6 @@ from typing import Any
 import grpc
 from google.protobuf.message import DecodeError, Message
 
-from engine import ActionError, canonical
 from server import convert
 from server.authority import Authority
 from server.convert import LEVEL_NAME
@@ -135,7 +134,7 @@ class GameService:
             **_bot_settings(request.settings, seats),
         }
         game = await self.registry.create(seats, settings)
-        return spb.CreateGameResponse(game=game.game_proto())
+        return spb.CreateGameResponse(game=convert.game_to_proto(game.resource()))
 
     async def JoinGame(self, request: spb.JoinGameRequest, context: Any) -> Message:
         """Take a seat and hand out its token."""
@@ -144,7 +143,9 @@ class GameService:
         name = _text(request.display_name, "display_name")
         seat, token = await game.join(colour, name)
         return spb.JoinGameResponse(
-            game=game.game_proto(), colour=convert.COLOUR[seat], seat_token=token
+            game=convert.game_to_proto(game.resource()),
+            colour=convert.COLOUR[seat],
+            seat_token=token,
         )
 
     async def StartGame(self, request: spb.StartGameRequest, context: Any) -> Message:
@@ -152,18 +153,18 @@ class GameService:
         game = await self._owner(request.name, context)
         await self.registry.seat(game, _token(context), required=True)
         await game.start()
-        return spb.StartGameResponse(game=game.game_proto())
+        return spb.StartGameResponse(game=convert.game_to_proto(game.resource()))
 
     async def GetGame(self, request: spb.GetGameRequest, context: Any) -> Message:
         """The game as the caller sees it (now, or right after an earlier entry)."""
         game = await self.registry.find(request.name)
         viewer = await self.registry.seat(game, _token(context), required=False)
         if request.HasField("at_sequence"):
-            return spb.GetGameResponse(
-                snapshot=await self.registry.past(request.name, request.at_sequence)
-            )
+            past = await self.registry.past(request.name, request.at_sequence)
+            return spb.GetGameResponse(snapshot=convert.snapshot_to_proto(*past))
         await self.registry.refresh(game)
-        return spb.GetGameResponse(snapshot=await game.snapshot(viewer))
+        now = await game.snapshot(viewer)
+        return spb.GetGameResponse(snapshot=convert.snapshot_to_proto(*now))
 
     async def SubmitAction(
         self, request: spb.SubmitActionRequest | spb.SubmitActionsRequest, context: Any
@@ -181,16 +182,7 @@ class GameService:
             )
         if request.sequence < 0:
             raise invalid("sequence must not be negative", field="sequence")
-        payload = request.WhichOneof("payload")
-        try:
-            if payload == "action":
-                action = convert.action_from_proto(request.action)
-            elif payload == "action_json":
-                action = convert.action_from_json(request.action_json)
-            else:
-                raise invalid("send action or action_json", field="payload")
-        except ActionError as error:
-            raise ServiceError.from_engine(error) from None
+        action = convert.action_of(request)
         # The reply is encoded once with the entry's watch frame.
         return await game.submit(colour, request.sequence, request.request_id, action)
 
@@ -219,7 +211,9 @@ class GameService:
         games, token = await self.registry.page(
             request.page_size, request.page_token, request.state, request.open_seats
         )
-        return spb.ListGamesResponse(games=games, next_page_token=token)
+        return spb.ListGamesResponse(
+            games=[convert.game_to_proto(g) for g in games], next_page_token=token
+        )
 
     async def LeaveGame(self, request: spb.LeaveGameRequest, context: Any) -> Message:
         """Give up the caller's seat."""
@@ -227,17 +221,14 @@ class GameService:
         colour = await self.registry.seat(game, _token(context), required=True)
         assert colour is not None
         await game.leave(colour)
-        return spb.LeaveGameResponse(game=game.game_proto())
+        return spb.LeaveGameResponse(game=convert.game_to_proto(game.resource()))
 
     async def GetGameRecord(self, request: spb.GetGameRecordRequest, context: Any) -> Message:
         """The record of a finished game."""
         game = await self.registry.find(request.name)
         await self.registry.seat(game, _token(context), required=False)
         await self.registry.refresh(game)
-        record = game.record()
-        return spb.GetGameRecordResponse(
-            record=convert.record_to_proto(record), record_json=canonical(record)
-        )
+        return convert.record_response(game.record())
 
     async def TakeBack(self, request: spb.TakeBackRequest, context: Any) -> bytes:
         """Take back the caller's own last decision."""
@@ -264,17 +255,7 @@ class GameService:
         frames, sequence, more = await self.registry.log_page(
             request.name, request.after_sequence, size
         )
-        tail = spb.ListGameEntriesResponse(sequence=sequence, more=more).SerializeToString()
-        return b"".join(_ENTRY_TAG + frame[len(_FRAME_TAG) :] for frame in frames) + tail
-
-
-_FRAME_TAG = convert.varint(
-    spb.WatchGameResponse.DESCRIPTOR.fields_by_name["entries"].number << 3 | 2
-)
-_ENTRY_TAG = convert.varint(
-    spb.ListGameEntriesResponse.DESCRIPTOR.fields_by_name["entries"].number << 3 | 2
-)
-_LATEST = spb.WatchGameResponse.DESCRIPTOR.fields_by_name["latest"].number
+        return convert.listed(frames, sequence, more)
 
 
 def _forwarded(context: Any) -> bool:
@@ -378,7 +359,7 @@ def _watch(service: GameService) -> Any:
 
 def _latest(game: Authority, viewer: str | None) -> bytes:
     """The ``latest`` field of a watch message: the game as ``viewer`` sees it now."""
-    return convert.field_bytes(_LATEST, game.latest(viewer).SerializeToString())
+    return convert.latest_field(*game.latest(viewer))
 
 
 def _submit_stream(service: GameService, forwarder: Forwarder) -> Any:

@@ -40,6 +40,7 @@ async def running(
     data: Path,
     limits: Limits | None = None,
     bots: BotConfig | None = None,
+    **config: Any,
 ) -> AsyncIterator[tuple[RunningServer, Stub, grpc.aio.Channel]]:
     """A server on 127.0.0.1 and a free port, with a channel and stub to it."""
     server = await start(
@@ -50,6 +51,7 @@ async def running(
             database=DATABASE[0],
             limits=limits or Limits(),
             bots=bots or BotConfig(strong_budget=0.05),
+            **config,
         )
     )
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")

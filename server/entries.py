@@ -1,0 +1,111 @@
+"""A game's log as typed entries, and their stored form (kind and JSON body).
+
+The log is the game: replaying its entries in order rebuilds every game, on any
+node. What is stored is ``(kind, body)``; the rest of the server speaks these
+types.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Joined:
+    """A person took a seat (the token's hash is kept, never the token)."""
+
+    colour: str
+    token: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Left:
+    """The person holding a seat gave it up."""
+
+    colour: str
+
+
+@dataclass(frozen=True)
+class TakenOver:
+    """A bot took a seat over (``reason``: left, timed_out, turn_too_long)."""
+
+    colour: str
+    level: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Started:
+    """The game started: the engine's game exists from here on."""
+
+
+@dataclass(frozen=True)
+class Acted:
+    """A seat's action was applied (``request``: the client's request id; bots send none)."""
+
+    player: str
+    action: Any
+    request: str
+
+
+@dataclass(frozen=True)
+class TakenBack:
+    """A seat took back its own last decision (``taken_back``: that entry's sequence)."""
+
+    player: str
+    taken_back: int
+    request: str
+
+
+LogEntry = Joined | Left | TakenOver | Started | Acted | TakenBack
+
+#: Stored kind -> entry type.
+KINDS: dict[str, type[LogEntry]] = {
+    "joined": Joined,
+    "left": Left,
+    "takeover": TakenOver,
+    "started": Started,
+    "action": Acted,
+    "taken_back": TakenBack,
+}
+_KIND_OF: dict[type[LogEntry], str] = {v: k for k, v in KINDS.items()}
+
+
+def stored(entry: LogEntry) -> tuple[str, dict[str, Any]]:
+    """The kind and JSON body an entry is stored as (its fields; values not copied)."""
+    return _KIND_OF[type(entry)], dict(vars(entry))
+
+
+def parse(kind: str, body: dict[str, Any]) -> LogEntry:
+    """The entry a stored kind and body hold (an action's value shared, see :func:`shared`)."""
+    try:
+        entry = KINDS[kind](**body)
+    except (KeyError, TypeError):
+        raise ValueError(f"not a log entry: {kind!r} {body!r}") from None
+    if isinstance(entry, Acted):
+        return Acted(entry.player, shared(entry.action), entry.request)
+    return entry
+
+
+#: Actions by their text: one object for equal actions of every game in memory. (An
+#: action's keys come in one order, the engine's, whether built or read back.)
+_ACTIONS: dict[str, Any] = {}
+_ACTIONS_MAX = 200_000
+
+
+def shared(action: Any) -> Any:
+    """The one object for actions equal to ``action`` (never to be changed).
+
+    Games repeat each other's actions (in random 4-seat games, about one action
+    in nine is one no earlier game made), and a game in memory keeps every
+    action it applied, so sharing them saves most of that memory.
+    """
+    key = repr(action)
+    found = _ACTIONS.get(key)
+    if found is None:
+        if len(_ACTIONS) >= _ACTIONS_MAX:
+            _ACTIONS.clear()
+        _ACTIONS[key] = found = action
+    return found
