@@ -191,8 +191,9 @@ export class GamePage {
         if (item.entry.action_taken_back) {
           after = { ...(after ?? this.shown), sequence: String(item.sequence), view: after?.view ?? item.entry.action_taken_back.view };
         }
-        if (!after && speed && this.queue.length) after = await this.pastState(item.sequence);
-        if (!after && !this.queue.length) after = this.snapshot;
+        if (!after && Number(this.snapshot?.sequence) === item.sequence) after = this.snapshot;
+        // An entry of a batch comes without the board after it: ask the server for it.
+        if (!after && speed) after = await this.pastState(item.sequence);
         if (speed && item.entry.action_applied) await this.board.play(item.entry.action_applied.events, speed);
         this.chronicle.add(item.entry);
         if (after) {
@@ -213,7 +214,7 @@ export class GamePage {
       this.pump();
       return;
     }
-    this.shown = this.snapshot;
+    if (Number(this.snapshot?.sequence) >= Number(this.shown?.sequence)) this.shown = this.snapshot;
     this.renderNow();
   }
 
@@ -420,12 +421,13 @@ export class GamePage {
     body.myturn = mine ? "1" : "0";
     body.colour = this.seat ? colourName(this.seat.colour) : "";
     this.trackClock(view, mine);
-    this.board.render(view, this.picker, { ...boardOptions, marks: this.marks, ...this.preview(view) });
-    this.boardHint.textContent = view ? "" : t("board.before_start");
-    this.renderPlayback();
+    // The docked decision first: it sets the board's size, which sets the targets' size.
     const decision = view?.decision && mine ? this.renderDecision(view) : null;
     const narrow = this.narrow?.matches;
     this.dock.replaceChildren(...(narrow && decision ? [decision] : []));
+    this.board.render(view, this.picker, { ...boardOptions, marks: this.marks, ...this.preview(view) });
+    this.boardHint.textContent = view ? "" : t("board.before_start");
+    this.renderPlayback();
     const back = this.takeBackable();
     const parts = [
       this.renderStatus(game, view, state),
