@@ -4,7 +4,7 @@ Port 50051 and data directory ./data unless told otherwise by flags or the
 environment (TONGIAKI_HOST, TONGIAKI_PORT, TONGIAKI_DATA_DIR,
 TONGIAKI_SYNCHRONOUS, TONGIAKI_LOG_LEVEL, TONGIAKI_DATABASE, TONGIAKI_ADVERTISE,
 TONGIAKI_LEASE, TONGIAKI_OPEN_GAME_TTL, TONGIAKI_STRONG_BUDGET, TONGIAKI_BOT_PACE,
-TONGIAKI_EVENT_LOOP).
+TONGIAKI_EVENT_LOOP, TONGIAKI_WEBHOOK_PREFIXES).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from pathlib import Path
 from server import logs
 from server.app import EVENT_LOOPS, Config, run, serve
 from server.botseats import BotConfig
+from server.webhooks import WebhookConfig, prefixes_from_text
 
 
 def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
@@ -95,6 +96,12 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
         default=env("TONGIAKI_EVENT_LOOP", "auto").lower(),
         help="auto: uvloop if it is installed (the server extra), else asyncio's own",
     )
+    parser.add_argument(
+        "--webhook-prefix",
+        action="append",
+        default=list(prefixes_from_text(env("TONGIAKI_WEBHOOK_PREFIXES", ""))),
+        help="a URL prefix games' webhook URLs may start with (repeatable; none: no webhooks)",
+    )
     args = parser.parse_args(argv)
     config = Config(
         host=args.host,
@@ -114,6 +121,7 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
             processes=args.bot_processes,
             pace=max(0.0, args.bot_pace),
         ),
+        webhooks=WebhookConfig(allowed_prefixes=tuple(args.webhook_prefix)),
     )
     return config, args.log_level, args.event_loop
 

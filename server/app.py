@@ -28,6 +28,7 @@ from server.registry import Registry
 from server.service import SERVICE, GameService, generic_handler
 from server.storage import open_store
 from server.storage.base import Store
+from server.webhooks import WebhookConfig, Webhooks
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +64,8 @@ class Config:
     lease: float = 5.0
     #: Seconds an open game that no person joined is kept before it is deleted (0: for ever).
     open_game_ttl: float = 3600.0
+    #: Turn webhooks: the allowed URL prefixes, retries and queue.
+    webhooks: WebhookConfig = field(default_factory=WebhookConfig)
 
 
 class RunningServer:
@@ -94,6 +97,7 @@ class RunningServer:
         await self.server.stop(grace)
         self.runner.close()
         await self.forwarder.close()
+        await self.registry.webhooks.close()
         await self.store.stop()
         log.info("stopped", extra={"commits": self.store.commits, "writes": self.store.writes})
 
@@ -121,7 +125,12 @@ async def start(config: Config) -> RunningServer:
     await store.start()
     runner = BotRunner(config.bots)
     registry = Registry(
-        store, config.limits, runner, idle=config.idle, open_game_ttl=config.open_game_ttl
+        store,
+        config.limits,
+        runner,
+        idle=config.idle,
+        open_game_ttl=config.open_game_ttl,
+        webhooks=Webhooks(config.webhooks),
     )
     await registry.start()
     forwarder = Forwarder()

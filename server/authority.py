@@ -36,6 +36,7 @@ from server.errors import ServerReason, ServiceError
 from server.fanout import End, Hub, Watcher
 from server.seats import Seats, hash_token, new_token
 from server.storage.base import ACTIVE, FINISHED, OPEN, Entry, Store, Stored, Summary, Tokens
+from server.webhooks import Webhooks
 
 log = logging.getLogger(__name__)
 
@@ -84,9 +85,11 @@ class Authority:
         runner: BotRunner | None = None,
         owner: bool = True,
         keep_after: int | None = None,
+        webhooks: Webhooks | None = None,
     ) -> None:
         """Rebuild the game from ``stored``; frames are kept for the entries after
         ``keep_after`` (default: the last ``limits.resume_window``)."""
+        self._webhooks = webhooks
         self.setup = stored.setup
         self.id = self.setup.id
         self.name = "games/" + self.id
@@ -253,11 +256,21 @@ class Authority:
                     raise ServiceError(
                         ServerReason.GAME_MOVED, "the game moved; retry", name=self.name
                     )
+                turn = Webhooks.turn(self.game)
                 try:
                     return await change()
                 finally:
                     self.deadline = None  # a stored deadline holds only until the next change
                     self._after_change()
+                    if self._webhooks is not None:
+                        self._webhooks.changed(
+                            turn,
+                            name=self.name,
+                            settings=self.settings,
+                            sequence=self.sequence,
+                            game=self.game,
+                            bots=self.seats.bots,
+                        )
 
         return await asyncio.shield(asyncio.ensure_future(locked()))
 

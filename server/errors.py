@@ -69,6 +69,8 @@ class ServerReason(StrEnum):
     TAKE_BACK_NOT_YOURS = "TAKE_BACK_NOT_YOURS"
     #: TakeBack: a tile was drawn by the decision, so it cannot be undone.
     TAKE_BACK_AFTER_DRAW = "TAKE_BACK_AFTER_DRAW"
+    #: A game's webhook URL does not start with a prefix the operator allowed.
+    WEBHOOK_NOT_ALLOWED = "WEBHOOK_NOT_ALLOWED"
 
 
 _CODES: dict[str, grpc.StatusCode] = {
@@ -93,6 +95,7 @@ _CODES: dict[str, grpc.StatusCode] = {
     ServerReason.TAKE_BACK_NOT_LAST: grpc.StatusCode.FAILED_PRECONDITION,
     ServerReason.TAKE_BACK_NOT_YOURS: grpc.StatusCode.FAILED_PRECONDITION,
     ServerReason.TAKE_BACK_AFTER_DRAW: grpc.StatusCode.FAILED_PRECONDITION,
+    ServerReason.WEBHOOK_NOT_ALLOWED: grpc.StatusCode.PERMISSION_DENIED,
     # The engine's reasons.
     Reason.MALFORMED_ACTION: grpc.StatusCode.INVALID_ARGUMENT,
     Reason.ILLEGAL_ACTION: grpc.StatusCode.FAILED_PRECONDITION,

@@ -43,6 +43,7 @@ from server.storage.base import (
     Summary,
     Tokens,
 )
+from server.webhooks import Webhooks
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +78,10 @@ class Registry:
         *,
         idle: float = 30.0,
         open_game_ttl: float = 0.0,
+        webhooks: Webhooks | None = None,
     ) -> None:
+        #: Checks new games' webhook URLs and sends the notices of the games played here.
+        self.webhooks = webhooks or Webhooks()
         self.store = store
         self._runner = runner
         self._limits = limits or Limits()
@@ -145,7 +149,14 @@ class Registry:
         return game
 
     def _new(self, stored: Stored, *, owner: bool) -> Authority:
-        return Authority(stored, self.store, self._limits, runner=self._runner, owner=owner)
+        return Authority(
+            stored,
+            self.store,
+            self._limits,
+            runner=self._runner,
+            owner=owner,
+            webhooks=self.webhooks,
+        )
 
     async def find(self, name: str) -> Authority:
         """The game called ``name``, from memory or rebuilt from the store."""

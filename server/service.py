@@ -132,9 +132,15 @@ class GameService:
             "display_name": _text(request.settings.display_name, "display_name"),
             "auto_start": request.settings.auto_start,
             **_bot_settings(request.settings, seats),
+            **self.registry.webhooks.settings(request.settings.webhook_url),
         }
         game = await self.registry.create(seats, settings)
-        return spb.CreateGameResponse(game=convert.game_to_proto(game.resource()))
+        # The webhook's URL and secret go to the creator alone (other callers see neither).
+        created = convert.game_to_proto(game.resource())
+        created.settings.webhook_url = settings.get("webhook_url", "")
+        return spb.CreateGameResponse(
+            game=created, webhook_secret=settings.get("webhook_secret", "")
+        )
 
     async def JoinGame(self, request: spb.JoinGameRequest, context: Any) -> Message:
         """Take a seat and hand out its token."""

@@ -19,6 +19,7 @@ from server.gen.tongiaki.v1 import game_pb2 as pb
 from server.gen.tongiaki.v1 import game_service_pb2 as spb
 from webclient.feeds import FeedHub
 from webclient.openapi import document
+from webclient.reference import page
 from webclient.upstream import Upstream, UpstreamError
 from webclient.wire import from_json, to_json
 
@@ -197,3 +198,9 @@ def watch_game(game: str) -> Response:
 def openapi() -> Response:
     """The OpenAPI document of this API."""
     return jsonify(document())
+
+
+@api.get("/reference")
+def reference() -> Response:
+    """The API's reference for people, its examples aimed at this gateway."""
+    return Response(page(request.host_url), mimetype="text/html")

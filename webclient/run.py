@@ -1,9 +1,10 @@
 """``python -m webclient``: the game server and the web gateway together.
 
-Starts ``python -m server`` as a child process on a free local port (data in
-./data unless told otherwise), then the gateway in front of it, and prints the
-address to open. With ``--server HOST:PORT`` it joins a game server that is
-already running instead. Ctrl-C stops both.
+Starts ``python -m server`` as a child process on 127.0.0.1, port 50051 unless
+``--game-port`` says otherwise (data in ./data unless told otherwise), then the
+gateway in front of it, and prints both addresses: the page to open and the
+game server's, for gRPC clients. With ``--server HOST:PORT`` it joins a game
+server that is already running instead. Ctrl-C stops both.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import argparse
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -22,15 +24,31 @@ from typing import IO
 from webclient.app import close_app, create_app
 from webclient.wsgi import Gateway
 
+#: Where ``python -m webclient`` starts the game server (gRPC's usual port).
+GAME_HOST = "127.0.0.1"
+GAME_PORT = 50051
+
+
+def listening(host: str, port: int) -> bool:
+    """Whether some process listens on ``host:port`` already."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # TIME_WAIT is no owner
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return True
+    return False
+
 
 class ServerProcess:
-    """``python -m server`` as a child process; its port is read from its log."""
+    """``python -m server`` as a child process; its port (0: a free one) is read from its log."""
 
     def __init__(
         self,
         data_dir: Path,
         host: str = "127.0.0.1",
         quiet: bool = False,
+        port: int = 0,
         args: Sequence[str] = (),
     ) -> None:
         self.quiet = quiet
@@ -42,7 +60,7 @@ class ServerProcess:
                 "--host",
                 host,
                 "--port",
-                "0",
+                str(port),
                 "--data-dir",
                 str(data_dir),
                 *args,
@@ -103,6 +121,12 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="HOST:PORT of a running game server (default: start one)",
     )
     parser.add_argument(
+        "--game-port",
+        type=int,
+        default=int(env("TONGIAKI_GAME_PORT", str(GAME_PORT))),
+        help=f"port of the game server it starts (default {GAME_PORT}; 0 picks a free port)",
+    )
+    parser.add_argument(
         "--data-dir",
         type=Path,
         default=Path(env("TONGIAKI_DATA_DIR", "data")),
@@ -117,6 +141,11 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def ready_line(url: str, target: str) -> str:
+    """What ``make run`` prints once both are up: the page to open and the gRPC address."""
+    return f"Tongiaki is running: open {url}/ (game server {target} for gRPC clients)"
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Run until interrupted."""
     args = parse(argv)
@@ -125,7 +154,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         target = args.server
     else:
         args.data_dir.mkdir(parents=True, exist_ok=True)
-        child = ServerProcess(args.data_dir)
+        if args.game_port and listening(GAME_HOST, args.game_port):
+            # gRPC would share the port (SO_REUSEPORT) and split the calls between servers.
+            sys.exit(
+                f"port {args.game_port} is taken: --game-port (or TONGIAKI_GAME_PORT) picks"
+                " another, 0 a free one; --server HOST:PORT uses a running game server"
+            )
+        child = ServerProcess(args.data_dir, GAME_HOST, port=args.game_port)
         target = child.target
     app = create_app({"TONGIAKI_SERVER": target})
     gateway = Gateway(app, args.host, args.port, args.threads)
@@ -134,7 +169,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         signal.signal(sig, lambda *_: stop.set())
     try:
         url = gateway.start()
-        print(f"Tongiaki is running: open {url}/ (game server {target})", flush=True)
+        print(ready_line(url, target), flush=True)
         while not stop.wait(1.0):
             if child is not None and child.process.poll() is not None:
                 print("the game server stopped", file=sys.stderr)

@@ -113,9 +113,13 @@ BEGIN
         RETURN false;
     END IF;
     INSERT INTO entries (game, seq, kind, body) VALUES (g, s, k, b);
-    INSERT INTO tokens (hash, game) SELECT t, g FROM unnest(added) AS t
-        ON CONFLICT (hash) DO UPDATE SET game = EXCLUDED.game;
-    DELETE FROM tokens WHERE hash = ANY (removed);
+    IF cardinality(added) > 0 THEN
+        INSERT INTO tokens (hash, game) SELECT t, g FROM unnest(added) AS t
+            ON CONFLICT (hash) DO UPDATE SET game = EXCLUDED.game;
+    END IF;
+    IF cardinality(removed) > 0 THEN
+        DELETE FROM tokens WHERE hash = ANY (removed);
+    END IF;
     PERFORM pg_notify('tongiaki_entries', g || ':' || s);
     RETURN true;
 END $$;

@@ -107,8 +107,10 @@ def test_a_game_spread_over_three_nodes_matches_the_engine(tmp_path: Path) -> No
 
 
 async def _spectate(stub: Stub, name: str) -> Seen:
+    """Every entry of the game from the first, through ``stub``'s node."""
     seen = Seen()
-    async for message in stub.WatchGame(spb.WatchGameRequest(name=name)):
+    async for message in stub.WatchGame(spb.WatchGameRequest(name=name, after_sequence=0)):
+        assert not message.HasField("snapshot")
         seen.take(message)
     return seen
 

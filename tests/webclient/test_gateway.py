@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -280,7 +281,17 @@ def test_the_gateway_never_imports_the_engine() -> None:
 
 def test_the_launcher_starts_server_and_gateway_and_prints_the_address(tmp_path: Path) -> None:
     process = subprocess.Popen(
-        [sys.executable, "-m", "webclient", "--port", "0", "--data-dir", str(tmp_path / "data")],
+        [
+            sys.executable,
+            "-m",
+            "webclient",
+            "--port",
+            "0",
+            "--game-port",
+            "0",
+            "--data-dir",
+            str(tmp_path / "data"),
+        ],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -290,6 +301,7 @@ def test_the_launcher_starts_server_and_gateway_and_prints_the_address(tmp_path:
         assert process.stdout is not None
         line = process.stdout.readline()
         assert "open http://127.0.0.1:" in line
+        assert re.search(r"game server 127\.0\.0\.1:\d+ for gRPC clients", line), line
         url = line.split("open ", 1)[1].split("/ ", 1)[0]
         api = Api(url)
         game = api.new_game(["red", "blue"])

@@ -8,7 +8,7 @@ import {
 } from "./geometry.js";
 import { el, shipPath, colourName, FILL } from "./ships.js";
 import { t, td, tn } from "./i18n.js";
-import { tileName } from "./text.js";
+import { player, tileName } from "./text.js";
 
 const hexOf = (h) => [h?.q ?? 0, h?.r ?? 0];
 
@@ -237,7 +237,7 @@ export class Board {
     el("path", { d: "M-16,-12h32v9q0,16-16,21q-16,-5-16,-21z", fill: FILL[colour], class: "mask" }, g);
     shipPath(colour, 0, 0, 5, g, { class: "mask-mark" });
     const title = el("title", {}, g);
-    title.textContent = t("board.royal", { player: td(`colour.${colour}`) });
+    title.textContent = t("board.royal", { player: player(royal.colour) });
   }
 
   // The group waiting to land, less the ships already placed in the landing being arranged.

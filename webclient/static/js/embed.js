@@ -34,6 +34,9 @@ export class EmbedPage extends GamePage {
   start() {
     window.addEventListener("message", (event) => this.onHostMessage(event));
     super.start();
+    // The connection label goes on the board, in the corner away from the zoom buttons.
+    const label = document.getElementById("connection");
+    if (label) this.boardArea.append(label);
     this.post("ready", { mode: this.mode, seat: this.wanted || null, locale: locale() });
   }
 

@@ -3,10 +3,10 @@
 // decided, and what next (a rematch with the same seats, or the lobby).
 
 import { h } from "./dom.js";
-import { t, tn } from "./i18n.js";
+import { list, t, tn } from "./i18n.js";
 import { tile } from "./geometry.js";
 import { colourName, swatch } from "./ships.js";
-import { list, player, tileName } from "./text.js";
+import { player, tileName } from "./text.js";
 
 const hexKey = (x) => `${x?.q ?? 0},${x?.r ?? 0}`;
 
@@ -47,8 +47,8 @@ export function renderEnd(view, seat, actions) {
   const ties = tieBreaks(rows);
   const islands = islandPoints(view);
   return h("section", { class: "card ranking", testid: "ranking" },
-    h("h2", { testid: "winner" }, tn("end.winner", winners.length, { players: list(winners) })),
-    mine ? h("p", { class: "own-place", testid: "own-place" }, t("end.your_place", { rank: mine.rank, count: rows.length, points: mine.points })) : null,
+    h("h2", { testid: "winner" }, t(winners.length > 1 ? "end.winners" : "end.winner", { players: list(winners) })),
+    mine ? h("p", { class: "own-place", testid: "own-place" }, t("end.your_place", { rank: mine.rank, total: rows.length })) : null,
     h("table", {},
       h("caption", {}, t("ranking.title")),
       h("thead", {}, h("tr", {}, h("th", {}, t("ranking.rank")), h("th", {}, t("ranking.player")),

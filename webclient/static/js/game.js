@@ -6,7 +6,7 @@ import { call, seats, profile, requestId } from "./api.js";
 import { Board, newShips } from "./board.js";
 import { Picker } from "./choices.js";
 import { h } from "./dom.js";
-import { t, td, tn } from "./i18n.js";
+import { t, td, tn, list } from "./i18n.js";
 import { colourName, swatch } from "./ships.js";
 import { tile, neighbour, centre, towards } from "./geometry.js";
 import { Chronicle, fetchEntries } from "./history.js";
@@ -15,7 +15,7 @@ import { TurnAlerts, allowNotifications, clockText } from "./alerts.js";
 import { renderEnd } from "./endgame.js";
 import {
   botLabel, botLevel, colour as colourText, decisionPrompt, describeOption, errorText, isBot,
-  leftOver, list, player, setNames, tileName,
+  leftOver, player, setPlayers, tileName,
 } from "./text.js";
 
 // How long an entry stays on screen before the next is shown, at speed 1 (ms).
@@ -137,12 +137,13 @@ export class GamePage {
     const sequence = Number(snapshot.sequence);
     if (this.sequence !== null && sequence < this.sequence) return;
     this.snapshot = snapshot;
+    setPlayers(snapshot.game?.seats);
     this.sequence = sequence;
     this.queue = [];
     this.skipping = false;
     this.shown = snapshot;
     this.picker = null;
-    setNames(snapshot.game?.seats);
+    setPlayers(snapshot.game?.seats);
     this.loadLog(sequence);
     this.schedule();
   }
@@ -170,7 +171,7 @@ export class GamePage {
     this.queue.push({ sequence, entry: data.entry, snapshot: data.snapshot ?? null });
     this.sequence = sequence;
     if (data.snapshot) this.snapshot = data.snapshot;
-    if (data.entry.seat_joined && data.snapshot) setNames(data.snapshot.game?.seats);
+    if (data.entry.seat_joined && data.snapshot) setPlayers(data.snapshot.game?.seats);
     this.pump();
   }
 
@@ -199,7 +200,7 @@ export class GamePage {
         if (after) {
           if (!own && after.view) this.mark(this.shown?.view, after.view);
           this.shown = after;
-          if (after.game?.seats) setNames(after.game.seats);
+          if (after.game?.seats) setPlayers(after.game.seats);
         }
         this.renderNow(speed ? { arrive: 220 / speed } : {});
         // Another seat's move stays on screen a moment, even if nothing follows yet.
@@ -694,7 +695,7 @@ export class GamePage {
     }
     const shown = left.slice(0, 40);
     parts.push(h("details", { class: "options", open: left.length <= 6 && left.length > 1 },
-      h("summary", {}, t("decision.options", { count: left.length })),
+      h("summary", {}, tn("decision.options", left.length)),
       h("ul", {}, ...shown.map((o) => h("li", {}, h("button", {
         type: "button", class: "option", testid: "option", "data-index": o.index,
         onclick: () => this.choose(o),
@@ -708,7 +709,7 @@ export class GamePage {
       .sort((a, b) => b.points - a.points || tileName(a.id).localeCompare(tileName(b.id)));
     return h("section", { class: "card", testid: "deck" },
       h("h2", {}, t("deck.title")),
-      h("p", {}, t("deck.counts", { island: view.stack?.island ?? 0, sea: view.stack?.sea ?? 0 })),
+      h("p", {}, t("deck.counts", { island_tiles: view.stack?.island ?? 0, sea_tiles: view.stack?.sea ?? 0 })),
       h("ul", { class: "deck-list" }, ...islands.map((x) => h("li", { "data-tile": x.id },
         t("deck.island", { name: tileName(x.id), points: x.points })))),
       view.removed?.length ? h("p", { class: "muted" }, t("deck.removed", { tiles: list(view.removed.map(tileName)) })) : null);

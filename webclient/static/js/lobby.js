@@ -3,9 +3,9 @@
 
 import { call, profile, seats as seatStore } from "./api.js";
 import { h } from "./dom.js";
-import { t, td, tn } from "./i18n.js";
+import { list, t, td, tn } from "./i18n.js";
 import { COLOURS, colourName, swatch } from "./ships.js";
-import { BOT_LEVELS, botLabel, botLevel, errorText, isBot, list } from "./text.js";
+import { BOT_LEVELS, botLabel, botLevel, errorText, isBot } from "./text.js";
 
 const stateName = (s) => td(`state.${String(s).replace(/^GAME_STATE_/, "").toLowerCase()}`);
 

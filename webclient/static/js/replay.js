@@ -7,7 +7,7 @@ import { Board } from "./board.js";
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { Chronicle, fetchEntries } from "./history.js";
-import { errorText, setNames } from "./text.js";
+import { errorText, setPlayers } from "./text.js";
 import { renderEnd } from "./endgame.js";
 
 export class ReplayPage {
@@ -34,7 +34,7 @@ export class ReplayPage {
     try {
       const now = (await call("GET", `/games/${this.id}`)).snapshot;
       this.game = now.game;
-      setNames(now.game.seats);
+      setPlayers(now.game.seats);
       this.last = Number(now.sequence);
       for (const entry of await fetchEntries(this.id, 0, this.last)) this.chronicle.add(entry);
     } catch (error) {

@@ -2,29 +2,25 @@
 // Every word comes from the catalog; events and errors are kinds, fields and
 // reason codes, never English from the server.
 
-import { t, td, tn, has, locale } from "./i18n.js";
+import { t, td, tn, has, list, groups } from "./i18n.js";
 import { tile } from "./geometry.js";
 import { actOf } from "./choices.js";
 import { colourName } from "./ships.js";
 
 export const colour = (value) => td(`colour.${colourName(value)}`);
 
-// Players are named by their display names (a seat without one by its colour).
-let names = {};
-export function setNames(seats) {
-  names = Object.fromEntries((seats ?? []).filter((s) => s.display_name).map((s) => [colourName(s.colour), s.display_name]));
-}
-export const player = (value) => names[colourName(value)] || colour(value);
+// Players are named by their display names; a seat without one by its colour,
+// as a name ("Red", "Punainen"), never as a bare adjective.
+const names = new Map();
 
-// A list in the page's language ("1, 2 and 3", "1、2、3").
-export function list(items) {
-  const texts = items.map((x) => (typeof x === "number" ? x.toLocaleString(locale()) : String(x)));
-  try {
-    return new Intl.ListFormat(locale(), { style: "long", type: "conjunction" }).format(texts);
-  } catch {
-    return texts.join(", ");
+export function setPlayers(seats) {
+  names.clear();
+  for (const seat of seats ?? []) {
+    if (seat.display_name) names.set(colourName(seat.colour), seat.display_name);
   }
 }
+
+export const player = (value) => names.get(colourName(value)) || td(`player.${colourName(value)}`);
 export const direction = (dir) => td(`dir.${dir ?? 0}`);
 
 export function tileName(id) {
@@ -43,10 +39,10 @@ export function islandAt(view, h) {
 }
 
 const beachNo = (index) => (index ?? 0) + 1;
-const counted = (items) =>
-  list((items ?? [])
+const counted = (entries) =>
+  list((entries ?? [])
     .filter((c) => c.count > 0)
-    .map((c) => t("text.count_colour", { count: c.count, colour: colour(c.colour) })));
+    .map((c) => tn("text.count_colour", c.count, { colour: colour(c.colour) })));
 
 export function describeOption(option, view, decision) {
   const act = actOf(option);
@@ -86,18 +82,18 @@ export function describeOption(option, view, decision) {
       if (!ships.length) return t("option.land_none");
       const byBeach = new Map();
       for (const s of ships) {
-        const onBeach = byBeach.get(s.beach ?? 0) ?? [];
-        onBeach.push(colour(s.colour));
-        byBeach.set(s.beach ?? 0, onBeach);
+        const colours = byBeach.get(s.beach ?? 0) ?? [];
+        colours.push(colour(s.colour));
+        byBeach.set(s.beach ?? 0, colours);
       }
-      const parts = [...byBeach.entries()].map(([b, ships]) =>
-        t("option.land_beach", { beach: beachNo(b), ships: list(ships) }),
+      const parts = [...byBeach.entries()].map(([b, colours]) =>
+        t("option.land_beach", { beach: beachNo(b), ships: list(colours) }),
       );
       const back = leftOver(decision?.group ?? [], ships);
-      const text = t("option.land", { arrangement: parts.join("; ") });
+      const text = t("option.land", { arrangement: groups(parts) });
       if (!back.length) return text;
       const returned = t("option.land_back", { ships: list(back.map(colour)) });
-      return `${text} ${returned}`;
+      return t("text.sentences", { first: text, second: returned });
     }
     case "place":
       return t("option.place", { island: islandAt(view, body.origin), direction: direction(body.dir) });
@@ -141,11 +137,17 @@ function eventLine(event, view, events) {
         direction: direction(e.dir),
       });
     case "tile_placed":
-      return t("log.tile_placed", { tile: tileName(e.tile), island: e.stack?.island ?? 0, sea: e.stack?.sea ?? 0 });
+      return t("log.tile_placed", {
+        tile: tileName(e.tile),
+        islands: tn("stack.island_tiles", e.stack?.island ?? 0),
+        seas: tn("stack.sea_tiles", e.stack?.sea ?? 0),
+      });
     case "sea_crossed":
-      return t("log.sea_crossed", { danger: e.danger ?? 0, colours: e.colours ?? 0 });
+      return e.danger
+        ? tn("log.sea_crossed", e.colours ?? 0, { danger: e.danger })
+        : t("log.sea_crossed_free");
     case "voyage_failed":
-      return t("log.voyage_failed", { danger: e.danger ?? 0, colours: e.colours ?? 0, ships: counted(e.returned) });
+      return tn("log.voyage_failed", e.colours ?? 0, { danger: e.danger ?? 0, ships: counted(e.returned) });
     case "bounced":
       return t("log.bounced", { owner: player(e.owner), island: islandAt(view, e.at) });
     case "stranded":
@@ -155,7 +157,7 @@ function eventLine(event, view, events) {
       const back = counted(e.returned);
       if (!back) return line;
       const returned = t("log.returned", { ships: back });
-      return `${line} ${returned}`;
+      return t("text.sentences", { first: line, second: returned });
     }
     case "royal_founded":
       return t("log.royal_founded", { player: player(e.player), island: tileName(e.tile) });
@@ -186,10 +188,16 @@ function endLine(events, view) {
 // The log lines of one log entry; `view` holds the tiles by hex (for island names).
 export function entryLines(entry, view) {
   if (entry.seat_joined) {
-    return [t("log.seat_joined", { player: colour(entry.seat_joined.colour), name: entry.seat_joined.display_name || colour(entry.seat_joined.colour) })];
+    const seat = entry.seat_joined;
+    if (seat.display_name) names.set(colourName(seat.colour), seat.display_name);
+    if (!seat.display_name) return [t("log.seat_joined_unnamed", { colour: colour(seat.colour) })];
+    return [t("log.seat_joined", { colour: colour(seat.colour), name: seat.display_name })];
   }
-  if (entry.seat_left) return [t("log.seat_left", { player: player(entry.seat_left.colour) })];
-  if (entry.seat_taken_over) return [t("log.seat_taken_over", { player: player(entry.seat_taken_over.colour) })];
+  if (entry.seat_left) {
+    names.delete(colourName(entry.seat_left.colour));
+    return [t("log.seat_left", { colour: colour(entry.seat_left.colour) })];
+  }
+  if (entry.seat_taken_over) return [t("log.seat_taken_over", { colour: colour(entry.seat_taken_over.colour) })];
   if (entry.game_started) return [t("log.game_started")];
   if (entry.action_taken_back) return [t("log.action_taken_back", { player: player(entry.action_taken_back.player) })];
   if (entry.action_applied) {
