@@ -352,7 +352,7 @@ def test_a_player_takes_back_a_move_but_not_after_a_draw(
         page.get_by_test_id("take-back").click()
         page.wait_for_function("document.body.dataset.myturn === '1'")
         assert int(state(page)["sequence"]) == int(before) + 2
-        assert "took back" in log_lines(page)[-1]
+        assert "back their last decision" in log_lines(page)[-1]
         shot(page, "take-back")
 
         # Play on until one of yellow's decisions draws a tile: it is not offered, and refused.
@@ -442,14 +442,17 @@ def test_targets_are_44_px_and_the_decision_sits_over_the_board_on_a_phone(
 
 
 def test_scripts_and_styles_stay_under_40_kb_gzipped() -> None:
+    """The issue's budget: every script and style sheet gzipped together (the measure
+    that gave "about 21 KB" before); file by file is printed too."""
     files = sorted([*STATIC.glob("js/*.js"), *STATIC.glob("css/*.css")])
-    raw = sum(f.stat().st_size for f in files)
-    packed = sum(len(gzip.compress(f.read_bytes(), 9)) for f in files)
+    raw = [f.read_bytes() for f in files]
+    together = len(gzip.compress(b"".join(raw), 9))
+    apart = sum(len(gzip.compress(data, 9)) for data in raw)
     print(
-        f"\nJS+CSS: {len(files)} files, {raw / 1024:.1f} KB,"
-        f" {packed / 1024:.1f} KB gzipped (file by file)"
+        f"\nJS+CSS: {len(files)} files, {sum(map(len, raw)) / 1024:.1f} KB;"
+        f" gzipped together {together / 1024:.1f} KB, file by file {apart / 1024:.1f} KB"
     )
-    assert packed < 40 * 1024
+    assert together < 40 * 1024
 
 
 @pytest.fixture(scope="module")
