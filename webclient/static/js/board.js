@@ -279,7 +279,7 @@ export class Board {
           : el("g", { class: "target target-royal" });
         if (type === "island") {
           el("circle", { cx: c.x, cy: c.y, r: SIZE * 0.36, class: "target-ring" }, node);
-          el("circle", { cx: c.x, cy: c.y, r: SIZE * 0.3, class: "target-hit" }, node);
+          el("circle", { cx: c.x, cy: c.y, r: this.hitRadius(SIZE * 0.3), class: "target-hit" }, node);
         } else {
           el("path", { d: `M${c.x - 14},${c.y + 36}l4,-14l10,8l10,-8l4,14z`, class: "target-crown" }, node);
           el("circle", { cx: c.x, cy: c.y + 30, r: this.hitRadius(16), class: "target-hit" }, node);
