@@ -6,7 +6,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: help install run test pytest lint typecheck bench clean browser proto proto-lint serve load-bench i18n ruby-client
+.PHONY: help install run test pytest lint typecheck bench clean browser postgres proto proto-lint serve load-bench i18n ruby-client
 
 help:
 	@echo "make run        start the game server and the web client"
@@ -30,7 +30,7 @@ run: $(STAMP)
 
 test: lint typecheck pytest
 
-pytest: $(STAMP) browser ruby-client
+pytest: $(STAMP) browser ruby-client postgres
 	$(PY) -m pytest
 
 # Browser tests drive Debian's Chromium (Playwright's own download is not used).
@@ -41,6 +41,18 @@ browser:
 	@fc-list 2>/dev/null | grep -qi 'Noto Sans CJK' || { \
 		echo "installing Noto CJK fonts for the Japanese screenshots"; \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk) >/dev/null; }
+
+# The PostgreSQL tests and benchmarks start a private cluster of their own
+# (tests/pgcluster.py) from Debian's postgresql binaries; no system service is
+# used. The package is installed with its default cluster turned off.
+postgres:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+		echo "installing Debian's postgresql for the tests"; \
+		(apt-get update -qq && \
+		 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-common && \
+		 sed -i 's/^#*\s*create_main_cluster.*/create_main_cluster = false/' \
+			/etc/postgresql-common/createcluster.conf && \
+		 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql) >/dev/null; }
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -38,6 +38,8 @@ T = TypeVar("T")
 SERVER_OPTIONS = [
     ("grpc.server.max_pending_requests", 20000),
     ("grpc.server.max_pending_requests_hard_limit", 40000),
+    # A port another process holds is refused, never shared (gRPC's default shares it).
+    ("grpc.so_reuseport", 0),
 ]
 
 

@@ -3,8 +3,11 @@
 Starts ``python -m server`` as a child process on 127.0.0.1, port 50051 unless
 ``--game-port`` says otherwise (data in ./data unless told otherwise), then the
 gateway in front of it, and prints both addresses: the page to open and the
-game server's, for gRPC clients. With ``--server HOST:PORT`` it joins a game
-server that is already running instead. Ctrl-C stops both.
+game server's, for gRPC clients. With ``--nodes N --database postgresql://…``
+it starts N game servers on one PostgreSQL database (ports from --game-port
+on, or free ones) and spreads the gateway's calls over them. With ``--server
+HOST:PORT[,HOST:PORT…]`` it joins game servers that are already running
+instead. Ctrl-C stops everything.
 """
 
 from __future__ import annotations
@@ -49,6 +52,8 @@ class ServerProcess:
         host: str = "127.0.0.1",
         quiet: bool = False,
         port: int = 0,
+        database: str | None = None,
+        *,
         args: Sequence[str] = (),
     ) -> None:
         self.quiet = quiet
@@ -63,6 +68,7 @@ class ServerProcess:
                 str(port),
                 "--data-dir",
                 str(data_dir),
+                *(["--database", database] if database else []),
                 *args,
             ],
             stderr=subprocess.PIPE,
@@ -118,7 +124,18 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--server",
         default=env("TONGIAKI_SERVER"),
-        help="HOST:PORT of a running game server (default: start one)",
+        help="HOST:PORT of a running game server, or several comma-separated (default: start one)",
+    )
+    parser.add_argument(
+        "--nodes",
+        type=int,
+        default=int(env("TONGIAKI_NODES", "1")),
+        help="game servers to start, all on --database (more than one needs PostgreSQL)",
+    )
+    parser.add_argument(
+        "--database",
+        default=env("TONGIAKI_DATABASE") or None,
+        help="postgresql://… for the game servers it starts (default: SQLite in --data-dir)",
     )
     parser.add_argument(
         "--game-port",
@@ -149,19 +166,27 @@ def ready_line(url: str, target: str) -> str:
 def main(argv: Sequence[str] | None = None) -> None:
     """Run until interrupted."""
     args = parse(argv)
-    child = None
+    children: list[ServerProcess] = []
     if args.server:
         target = args.server
     else:
+        shared = str(args.database or "").startswith(("postgresql://", "postgres://"))
+        if args.nodes < 1 or (args.nodes > 1 and not shared):
+            sys.exit("--nodes above 1 needs --database postgresql://… (the nodes share it)")
         args.data_dir.mkdir(parents=True, exist_ok=True)
-        if args.game_port and listening(GAME_HOST, args.game_port):
-            # gRPC would share the port (SO_REUSEPORT) and split the calls between servers.
-            sys.exit(
-                f"port {args.game_port} is taken: --game-port (or TONGIAKI_GAME_PORT) picks"
-                " another, 0 a free one; --server HOST:PORT uses a running game server"
+        ports = [args.game_port + i if args.game_port else 0 for i in range(args.nodes)]
+        for port in ports:
+            if port and listening(GAME_HOST, port):
+                # Refused before anything starts, with the flag that picks another.
+                sys.exit(
+                    f"port {port} is taken: --game-port (or TONGIAKI_GAME_PORT) picks"
+                    " another, 0 a free one; --server HOST:PORT uses a running game server"
+                )
+        for port in ports:
+            children.append(
+                ServerProcess(args.data_dir, GAME_HOST, port=port, database=args.database)
             )
-        child = ServerProcess(args.data_dir, GAME_HOST, port=args.game_port)
-        target = child.target
+        target = ",".join(child.target for child in children)
     app = create_app({"TONGIAKI_SERVER": target})
     gateway = Gateway(app, args.host, args.port, args.threads)
     stop = threading.Event()
@@ -171,13 +196,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         url = gateway.start()
         print(ready_line(url, target), flush=True)
         while not stop.wait(1.0):
-            if child is not None and child.process.poll() is not None:
+            stopped = [c for c in children if c.process.poll() is not None]
+            if children and len(stopped) == len(children):
                 print("the game server stopped", file=sys.stderr)
                 break
     finally:
         close_app(app)
         gateway.stop()
-        if child is not None:
+        for child in children:
             child.stop()
 
 

@@ -17,6 +17,7 @@ from google.protobuf.message import Message
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
+from server import channels
 from server.gen.tongiaki.v1 import game_service_pb2 as spb
 from server.gen.tongiaki.v1 import game_service_pb2_grpc as sgrpc
 
@@ -102,7 +103,7 @@ class Upstream:
     def __init__(self, target: str, timeout: float = 10.0) -> None:
         self.target = target
         self.timeout = timeout
-        self.channel = grpc.insecure_channel(target)
+        self.channel = channels.channel(target)
         self.stub = sgrpc.GameServiceStub(self.channel)
 
     def call(self, method: str, request: Message, token: str | None = None) -> Message:

@@ -9,7 +9,9 @@
 //   node tongiaki.mjs play   GAME --token TOKEN [--seed N] [--start]
 //
 // Every command takes --server HOST:PORT (default: $TONGIAKI_SERVER, else
-// localhost:50051, where `make run` starts the game server) and --wait SECONDS
+// localhost:50051, where `make run` starts the game server; several nodes of
+// one server as HOST:PORT,HOST:PORT: calls are spread over them and retried
+// on another while one is down) and --wait SECONDS
 // (how long to wait for the server to answer at all, default 10).
 //
 // `create` prints the new game's name (games/ID) and `join` the seat token, one
@@ -24,6 +26,7 @@
 // written `red` or `COLOUR_RED`.
 
 import { randomUUID } from "node:crypto";
+import { lookup } from "node:dns/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import grpc from "@grpc/grpc-js";
@@ -33,8 +36,41 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const PROTO_ROOT = process.env.TONGIAKI_PROTO ?? path.resolve(here, "../../proto");
 const RETRYABLE = new Set([grpc.status.UNAVAILABLE, grpc.status.CANCELLED, grpc.status.ABORTED]);
 
-/** The GameService client for `server`. */
-export function connect(server) {
+/** Load balancing over the servers and retries on UNAVAILABLE (as server/channels.py). */
+const SERVICE_CONFIG = {
+  loadBalancingConfig: [{ round_robin: {} }],
+  methodConfig: [
+    {
+      name: [{ service: "tongiaki.v1.GameService" }],
+      retryPolicy: {
+        maxAttempts: 5,
+        initialBackoff: "0.1s",
+        maxBackoff: "2s",
+        backoffMultiplier: 2,
+        retryableStatusCodes: ["UNAVAILABLE"],
+      },
+    },
+  ],
+};
+
+/** The gRPC target of "HOST:PORT[,HOST:PORT...]": names resolved, calls spread over them. */
+export async function target(servers) {
+  const found = [];
+  for (const item of servers.split(",").map((s) => s.trim())) {
+    const match = /^\[?([^\]]*?)\]?:(\d+)$/.exec(item);
+    if (!match || !match[1]) throw usage(`--server takes HOST:PORT[,HOST:PORT...], not ${JSON.stringify(item)}`);
+    const { address, family } = await lookup(match[1], { verbatim: false });
+    found.push({ address, family, port: match[2] });
+  }
+  if (new Set(found.map((f) => f.family)).size > 1) throw usage("--server mixes IPv4 and IPv6 addresses");
+  return found[0].family === 6
+    ? `ipv6:${found.map((f) => `[${f.address}]:${f.port}`).join(",")}`
+    : `ipv4:${found.map((f) => `${f.address}:${f.port}`).join(",")}`;
+}
+
+/** The GameService client for the server(s) in `servers` ("HOST:PORT[,HOST:PORT...]"). */
+export async function connect(servers) {
+  const server = await target(servers);
   const definition = protoLoader.loadSync("tongiaki/v1/game_service.proto", {
     includeDirs: [PROTO_ROOT],
     keepCase: true,
@@ -44,7 +80,10 @@ export function connect(server) {
     oneofs: true,
   });
   const loaded = grpc.loadPackageDefinition(definition);
-  return new loaded.tongiaki.v1.GameService(server, grpc.credentials.createInsecure());
+  return new loaded.tongiaki.v1.GameService(server, grpc.credentials.createInsecure(), {
+    "grpc.service_config": JSON.stringify(SERVICE_CONFIG),
+    "grpc.enable_retries": 1,
+  });
 }
 
 function call(client, method, request, token) {
@@ -311,7 +350,7 @@ async function main(argv) {
   if (!["list", "create", "join", "start", "watch", "play"].includes(command)) {
     throw usage("usage: tongiaki.mjs list|create|join|start|watch|play ... (see the file's header)");
   }
-  const client = connect(server);
+  const client = await connect(server);
   try {
     await waitForReady(client, Number(named.wait ?? 10));
     switch (command) {

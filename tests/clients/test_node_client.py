@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import server_harness
 from server_harness import (
     COLOURS,
     auth,
@@ -264,5 +265,38 @@ def test_bad_input_gets_a_reason_and_a_usage_status(tmp_path: Path) -> None:
             assert status == 2 and "usage" in err
             status, _, err = await run_node("list", "--server", "127.0.0.1:1", "--wait", "0.5")
             assert status == 1 and "no game server answers" in err
+
+    asyncio.run(main())
+
+
+def test_the_node_client_spreads_over_nodes_and_goes_on_while_one_is_down(
+    tmp_path: Path, pg_url: str
+) -> None:
+    async def main() -> None:
+        server_harness.DATABASE[0] = pg_url
+        try:
+            async with (
+                running(tmp_path / "one") as (first, _, _),
+                running(tmp_path / "two") as (second, _, _),
+            ):
+                servers = f"127.0.0.1:{first.port},localhost:{second.port}"
+                names = set()
+                for _ in range(4):
+                    code, out, err = await run_node(
+                        "create", "--seats", "yellow,red", "--server", servers
+                    )
+                    assert code == 0, err
+                    names.add(out.strip())
+                listed = await node("list", "--server", servers)
+                assert {g["name"] for g in listed} == names
+                await first.stop(0.5)
+                # The first node is gone: every call goes on at the second.
+                for _ in range(4):
+                    again = await node("list", "--server", servers)
+                    assert {g["name"] for g in again} == names
+                code, _, err = await run_node("list", "--server", "nowhere")
+                assert code == 2 and "HOST:PORT" in err
+        finally:
+            server_harness.DATABASE[0] = None
 
     asyncio.run(main())
