@@ -3,8 +3,8 @@
 Port 50051 and data directory ./data unless told otherwise by flags or the
 environment (TONGIAKI_HOST, TONGIAKI_PORT, TONGIAKI_DATA_DIR,
 TONGIAKI_SYNCHRONOUS, TONGIAKI_LOG_LEVEL, TONGIAKI_DATABASE, TONGIAKI_ADVERTISE,
-TONGIAKI_LEASE, TONGIAKI_OPEN_GAME_TTL, TONGIAKI_STRONG_BUDGET, TONGIAKI_EVENT_LOOP,
-TONGIAKI_WEBHOOK_PREFIXES).
+TONGIAKI_LEASE, TONGIAKI_OPEN_GAME_TTL, TONGIAKI_STRONG_BUDGET, TONGIAKI_BOT_PACE,
+TONGIAKI_EVENT_LOOP, TONGIAKI_WEBHOOK_PREFIXES).
 """
 
 from __future__ import annotations
@@ -79,6 +79,12 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
         help="CPU seconds per decision of a strong bot",
     )
     parser.add_argument(
+        "--bot-pace",
+        type=float,
+        default=float(env("TONGIAKI_BOT_PACE", "0.8")),
+        help="seconds a bot waits before acting in a game with a person's seat (0: at once)",
+    )
+    parser.add_argument(
         "--bot-workers", type=int, default=2, help="threads (or processes) bots think in"
     )
     parser.add_argument(
@@ -113,6 +119,7 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
             strong_budget=args.strong_budget,
             workers=args.bot_workers,
             processes=args.bot_processes,
+            pace=max(0.0, args.bot_pace),
         ),
         webhooks=WebhookConfig(allowed_prefixes=tuple(args.webhook_prefix)),
     )

@@ -26,12 +26,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeVar
 
-from engine import ActionError, Game
+from engine import ActionError, Game, Reason
 from server import convert
 from server import entries as log_entries
 from server.autoplay import Autoplay
 from server.botseats import BotRunner, turn_decisions
-from server.entries import Acted, Joined, Left, LogEntry, Started, TakenOver
+from server.entries import Acted, Joined, Left, LogEntry, Started, TakenBack, TakenOver
 from server.errors import ServerReason, ServiceError
 from server.fanout import End, Hub, Watcher
 from server.seats import Seats, hash_token, new_token
@@ -120,6 +120,8 @@ class Authority:
         self._token_change = Tokens()  # what the entry applied last did to seat tokens
         #: While a follower applies a run of entries: their frames, published together.
         self._run: list[tuple[int, bytes, str | None, str | None]] | None = None
+        #: The last entry if it is an accepted action, with its events (for take-backs).
+        self._last_action: tuple[Acted, list[dict[str, Any]]] | None = None
         self.autoplay = Autoplay(self, runner) if runner is not None else None
         last = stored.entries[-1].sequence if stored.entries else 0
         keep = max(0, last - limits.resume_window) if keep_after is None else keep_after
@@ -390,7 +392,52 @@ class Authority:
             self.game.actions[-1] = log_entries.shared(self.game.actions[-1])
             entry = Acted(colour, self.game.actions[-1], request_id)
             self._token_change = Tokens()
+            self._last_action = (entry, events)
             frame = await self._commit(entry, self._acted(entry, events))
+            return convert.reply_of(frame)
+
+        return await self._exclusive(change)
+
+    async def take_back(self, colour: str, sequence: int, request_id: str) -> bytes:
+        """Undo ``colour``'s own decision at ``sequence``, the last entry of the log.
+
+        Refused once a tile was drawn by it, or if any entry came after it
+        (another seat decided). A repeated request id is a no-op. Returns the
+        encoded TakeBackResponse (whose entry field is SubmitActionResponse's).
+        """
+
+        async def change() -> bytes:
+            key = (colour, "take-back:" + request_id)
+            done = self._requests.get(key)
+            if done is not None:
+                return convert.reply_of(done)
+            if self.game is None:
+                raise ServiceError(ServerReason.GAME_NOT_STARTED, "the game has not started")
+            if self.state == FINISHED:
+                raise ServiceError(Reason.GAME_OVER, "the game is over")
+            last = self._last_action
+            if sequence != self.sequence or last is None:
+                raise ServiceError(
+                    ServerReason.TAKE_BACK_NOT_LAST,
+                    f"only the last entry ({self.sequence}) can be taken back, if it is a decision",
+                    sequence=self.sequence,
+                )
+            acted, events = last
+            if acted.player != colour or not acted.request:
+                raise ServiceError(
+                    ServerReason.TAKE_BACK_NOT_YOURS,
+                    "the last decision is not this seat's own",
+                    player=acted.player,
+                )
+            if any(e["kind"] == "tile_placed" for e in events):
+                raise ServiceError(
+                    ServerReason.TAKE_BACK_AFTER_DRAW,
+                    "a tile was drawn by that decision; it stands",
+                )
+            frame = await self._commit(TakenBack(colour, sequence, request_id))
+            self._requests[key] = frame
+            if len(self._requests) > self._limits.request_ids:
+                self._requests.popitem(last=False)
             return convert.reply_of(frame)
 
         return await self._exclusive(change)
@@ -400,9 +447,14 @@ class Authority:
     def _apply(self, entry: LogEntry) -> Publish:
         """Apply an entry in memory; returns how to publish it (once it is durable)."""
         self._token_change = Tokens()
+        self._last_action = None
         if isinstance(entry, Acted):
             assert self.game is not None
-            return self._acted(entry, self.game.apply_unchecked(entry.action))
+            events = self.game.apply_unchecked(entry.action)
+            self._last_action = (entry, events)
+            return self._acted(entry, events)
+        if isinstance(entry, TakenBack):
+            return self._taken_back(entry)
         if isinstance(entry, Joined):
             self._token_change = self.seats.join(entry.colour, entry.token, entry.name)
         elif isinstance(entry, Left):
@@ -415,6 +467,18 @@ class Authority:
             view = self.game.view(None)
             return lambda: self._publish(convert.frame(self.sequence + 1, entry, view=view))
         return lambda: self._publish(convert.frame(self.sequence + 1, entry))
+
+    def _taken_back(self, entry: TakenBack) -> Publish:
+        """Undo the last action in memory (replay the others); returns how to publish it."""
+        assert self.game is not None
+        record = self.game.record()
+        record["actions"] = record["actions"][:-1]
+        self.game = Game.from_record(record, checked=False)
+        view = self.game.view(None)
+        owner = entry.player if entry.request else None
+        return lambda: self._publish(
+            convert.frame(self.sequence + 1, entry, view=view), owner, entry.player
+        )
 
     def _acted(self, entry: Acted, events: list[dict[str, Any]]) -> Publish:
         """Account for an applied action; returns how to publish its entry."""

@@ -98,6 +98,9 @@ class Autoplay:
         game = self._game
         loop = asyncio.get_running_loop()
         budget = self._runner.config.strong_budget
+        # People follow the game: a bot's move comes no sooner than `pace` after the last.
+        people = any(c not in game.settings.get("bots", {}) for c in game.seats.colours)
+        pace = self._runner.config.pace if people else 0.0
         while not self._stopped:
             pending = await game.pending_bot()
             if pending is None:
@@ -113,7 +116,11 @@ class Autoplay:
                 seed=seed_of(game.id, sequence),
             )
             try:
+                began = loop.time()
                 action = await loop.run_in_executor(self._runner.executor, think, job)
+                wait = pace - (loop.time() - began)
+                if wait > 0:
+                    await asyncio.sleep(wait)
                 await game.submit(player, sequence, "", action)
             except ServiceError as error:
                 if error.reason == ServerReason.STALE_SEQUENCE:

@@ -43,6 +43,9 @@ class BotConfig:
     workers: int = 2
     #: Think in separate processes (spawned) instead of threads.
     processes: bool = False
+    #: Seconds a bot waits (thinking included) before it acts in a game with a
+    #: person's seat, so that people can follow; games of bots only never wait.
+    pace: float = 0.0
 
 
 def seed_of(game: str, sequence: int) -> int:

@@ -521,7 +521,7 @@ def frame(
 ) -> bytes:
     """The encoded ``WatchGameResponse`` holding one log entry.
 
-    ``view`` is the board when the game started; ``events`` and ``decision``
+    ``view`` is the board when the game started (or after a take-back); ``events`` and ``decision``
     what an action did and the decision after it.
     """
     if isinstance(entry, log.Acted):
@@ -540,6 +540,12 @@ def frame(
     elif isinstance(entry, log.Left):
         change = "seat_left"
         message = pb.SeatLeft(colour=COLOUR[entry.colour])
+    elif isinstance(entry, log.TakenBack):
+        assert view is not None, "a take-back carries the board after it"
+        change = "action_taken_back"
+        message = pb.ActionTakenBack(
+            player=COLOUR[entry.player], taken_back=entry.taken_back, view=view_to_proto(view)
+        )
     elif isinstance(entry, log.TakenOver):
         change = "seat_taken_over"
         message = pb.SeatTakenOver(

@@ -50,7 +50,16 @@ class Acted:
     request: str
 
 
-LogEntry = Joined | Left | TakenOver | Started | Acted
+@dataclass(frozen=True)
+class TakenBack:
+    """A seat took back its own last decision (``taken_back``: that entry's sequence)."""
+
+    player: str
+    taken_back: int
+    request: str
+
+
+LogEntry = Joined | Left | TakenOver | Started | Acted | TakenBack
 
 #: Stored kind -> entry type.
 KINDS: dict[str, type[LogEntry]] = {
@@ -59,6 +68,7 @@ KINDS: dict[str, type[LogEntry]] = {
     "takeover": TakenOver,
     "started": Started,
     "action": Acted,
+    "taken_back": TakenBack,
 }
 _KIND_OF: dict[type[LogEntry], str] = {v: k for k, v in KINDS.items()}
 

@@ -63,6 +63,12 @@ class ServerReason(StrEnum):
     #: The node that plays the game could not be reached; retry shortly (another
     #: node takes the game over once its owner's lease runs out).
     NODE_UNAVAILABLE = "NODE_UNAVAILABLE"
+    #: TakeBack: the entry named is not the last entry of the log, or no decision.
+    TAKE_BACK_NOT_LAST = "TAKE_BACK_NOT_LAST"
+    #: TakeBack: the last decision is not the caller's own (another seat's, or a bot's).
+    TAKE_BACK_NOT_YOURS = "TAKE_BACK_NOT_YOURS"
+    #: TakeBack: a tile was drawn by the decision, so it cannot be undone.
+    TAKE_BACK_AFTER_DRAW = "TAKE_BACK_AFTER_DRAW"
     #: A game's webhook URL does not start with a prefix the operator allowed.
     WEBHOOK_NOT_ALLOWED = "WEBHOOK_NOT_ALLOWED"
 
@@ -86,6 +92,9 @@ _CODES: dict[str, grpc.StatusCode] = {
     ServerReason.SHUTTING_DOWN: grpc.StatusCode.UNAVAILABLE,
     ServerReason.GAME_MOVED: grpc.StatusCode.UNAVAILABLE,
     ServerReason.NODE_UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
+    ServerReason.TAKE_BACK_NOT_LAST: grpc.StatusCode.FAILED_PRECONDITION,
+    ServerReason.TAKE_BACK_NOT_YOURS: grpc.StatusCode.FAILED_PRECONDITION,
+    ServerReason.TAKE_BACK_AFTER_DRAW: grpc.StatusCode.FAILED_PRECONDITION,
     ServerReason.WEBHOOK_NOT_ALLOWED: grpc.StatusCode.PERMISSION_DENIED,
     # The engine's reasons.
     Reason.MALFORMED_ACTION: grpc.StatusCode.INVALID_ARGUMENT,

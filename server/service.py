@@ -236,6 +236,20 @@ class GameService:
         await self.registry.refresh(game)
         return convert.record_response(game.record())
 
+    async def TakeBack(self, request: spb.TakeBackRequest, context: Any) -> bytes:
+        """Take back the caller's own last decision."""
+        game = await self._owner(request.name, context)
+        colour = await self.registry.seat(game, _token(context), required=True)
+        assert colour is not None
+        if not 1 <= len(request.request_id) <= MAX_REQUEST_ID:
+            raise invalid(
+                f"request_id must have 1 to {MAX_REQUEST_ID} characters", field="request_id"
+            )
+        if request.sequence < 1:
+            raise invalid("sequence must be positive", field="sequence")
+        # TakeBackResponse and SubmitActionResponse encode their entry alike.
+        return await game.take_back(colour, request.sequence, request.request_id)
+
     async def ListGameEntries(self, request: spb.ListGameEntriesRequest, context: Any) -> bytes:
         """A page of a game's public log."""
         if request.page_size < 0:
@@ -279,6 +293,7 @@ _UNARY: dict[str, type[Message]] = {
     "LeaveGame": spb.LeaveGameRequest,
     "GetGameRecord": spb.GetGameRecordRequest,
     "ListGameEntries": spb.ListGameEntriesRequest,
+    "TakeBack": spb.TakeBackRequest,
 }
 
 

@@ -87,6 +87,9 @@ ERRORS = [
     N_("error.SEQUENCE_OUT_OF_RANGE"),
     N_("error.SHUTTING_DOWN"),
     N_("error.STALE_SEQUENCE"),
+    N_("error.TAKE_BACK_AFTER_DRAW"),
+    N_("error.TAKE_BACK_NOT_LAST"),
+    N_("error.TAKE_BACK_NOT_YOURS"),
     N_("error.TOKEN_INVALID"),
     N_("error.TOKEN_MISSING"),
     N_("error.TOKEN_WRONG_GAME"),
@@ -120,6 +123,12 @@ COUNTED = [
     Np_("decision.options", "decision.options"),
     Np_("howto.diagram_voyage", "howto.diagram_voyage"),
     Np_("lobby.seats_taken", "lobby.seats_taken"),
+    Np_("lobby.clock_seconds", "lobby.clock_seconds"),
+    Np_("playback.skip", "playback.skip"),
+    Np_("seats.open_count", "seats.open_count"),
+    Np_("pick.more_beaches", "pick.more_beaches"),
+    Np_("pick.up_to_beaches", "pick.up_to_beaches"),
+    Np_("pick.more_ships", "pick.more_ships"),
     Np_("stack.island_tiles", "stack.island_tiles"),
     Np_("stack.sea_tiles", "stack.sea_tiles"),
     Np_("text.count_colour", "text.count_colour"),
@@ -130,6 +139,8 @@ COUNTED = [
 #: is a label ("beach 2", "danger 3", "Island tiles: 5"), never followed by a noun.
 NUMBER_PLACEHOLDERS = frozenset(
     {"count", "taken", "beach", "danger", "points", "q", "r", "island_tiles", "sea_tiles"}
+    # Labels of the screens for following a game: a place, a replay step, tie-break figures.
+    | {"rank", "total", "at", "last", "a", "b"}
 )
 TEXT_PLACEHOLDERS = frozenset(
     {
@@ -151,11 +162,18 @@ TEXT_PLACEHOLDERS = frozenset(
         "ships",
         "tile",
         "tiles",
+        # A turn's acts, the winners, the clock's time.
+        "acts",
+        "players",
+        "time",
     }
 )
 
 #: Captions of the "How to play" diagrams (howto.js fills them from static/howto.json).
 DIAGRAMS = [N_("howto.diagram_start"), N_("howto.diagram_landing")]
+
+#: The acts a turn may offer, listed in the turn's instruction.
+ACTS = [N_("act.expand"), N_("act.royal"), N_("act.settle"), N_("act.tonga"), N_("act.single")]
 
 STATES = [N_("state.open"), N_("state.active"), N_("state.finished"), N_("state.unspecified")]
 

@@ -37,7 +37,12 @@ OPERATIONS: list[tuple[str, str, str, bool]] = [
     ("/api/v1/games/{game}/actions", "post", "SubmitAction", True),
     ("/api/v1/games/{game}/leave", "post", "LeaveGame", True),
     ("/api/v1/games/{game}/record", "get", "GetGameRecord", False),
+    ("/api/v1/games/{game}/take-back", "post", "TakeBack", True),
+    ("/api/v1/games/{game}/entries", "get", "ListGameEntries", False),
 ]
+
+#: Operations whose request fields (but the game's name) are query parameters.
+QUERY = frozenset({"ListGames", "GetGame", "ListGameEntries"})
 
 #: RPCs with no HTTP operation: a client-side stream of actions is, over HTTP, a
 #: POST to /actions per action.
@@ -56,13 +61,15 @@ TEXT: dict[str, tuple[str, str]] = {
         "List games",
         "Oldest first, one page at a time: `page_size` (up to 1000, default 50), the"
         " `page_token` of the previous answer's `next_page_token`, and `state` to keep"
-        " only open, active or finished games.",
+        " only open, active or finished games; `open_seats=true` keeps games with a seat"
+        " to take.",
     ),
     "GetGame": (
         "Get a game as you see it",
         "With a seat token, the seat's view; without, a spectator's. `snapshot.view`"
         " (the board and the pending decision with its options) is absent until the game"
-        " starts.",
+        " starts. `at_sequence=N`: the game right after entry N, as a spectator saw it"
+        " (for replays).",
     ),
     "JoinGame": (
         "Take a seat",
@@ -93,6 +100,20 @@ TEXT: dict[str, tuple[str, str]] = {
         " (GAME_NOT_FINISHED before). `record_json` is the engine's record, which"
         " `python -m engine replay` reads.",
     ),
+    "TakeBack": (
+        "Take back your last decision",
+        "`sequence` is the entry to take back: your own last decision, which must be the"
+        " last entry of the log (TAKE_BACK_NOT_LAST otherwise, TAKE_BACK_NOT_YOURS for"
+        " another seat's or a bot's); refused once it drew a tile (TAKE_BACK_AFTER_DRAW)."
+        " Recorded as an `action_taken_back` entry with the board after it. A retry with"
+        " the same `request_id` returns the first answer.",
+    ),
+    "ListGameEntries": (
+        "Read a game's log",
+        "The whole public log of a running or finished game, oldest first:"
+        " `after_sequence` (0: from the first entry) and `page_size` (default 500, up to"
+        " 2000); `more` says whether entries follow the page.",
+    ),
 }
 
 #: A request body for each operation with one: real values, accepted as they are.
@@ -108,6 +129,7 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     },
     "JoinGame": {"colour": "COLOUR_YELLOW", "display_name": "Ana"},
     "StartGame": {},
+    "TakeBack": {"sequence": "4", "request_id": "9a1b77c2e3f0"},
     "SubmitAction": {
         "sequence": "3",
         "request_id": "5f2c9e1a07d4",
@@ -247,8 +269,10 @@ def document() -> dict[str, Any]:
                 },
                 "description": "the request message; `name` comes from the path",
             }
-        elif rpc == "ListGames":
+        elif rpc in QUERY:
             for field in request.fields:
+                if field.name == "name":
+                    continue
                 parameter: dict[str, Any] = {
                     "name": field.name,
                     "in": "query",

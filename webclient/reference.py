@@ -65,10 +65,23 @@ _REASONS_OF: dict[str, tuple[str, ...]] = {
     "LeaveGame": ("TOKEN_MISSING", "TOKEN_INVALID"),
     "GetGameRecord": ("GAME_NOT_FOUND", "GAME_NOT_FINISHED"),
     "WatchGame": ("GAME_NOT_FOUND", "SEQUENCE_OUT_OF_RANGE"),
+    "TakeBack": (
+        "TOKEN_MISSING",
+        "TAKE_BACK_NOT_LAST",
+        "TAKE_BACK_NOT_YOURS",
+        "TAKE_BACK_AFTER_DRAW",
+        "GAME_OVER",
+    ),
+    "ListGameEntries": ("GAME_NOT_FOUND", "SEQUENCE_OUT_OF_RANGE"),
 }
 
 #: Routes that need a seat token (the others take one optionally, or none).
-_TOKEN = {"StartGame": "required", "SubmitAction": "required", "LeaveGame": "required"}
+_TOKEN = {
+    "StartGame": "required",
+    "SubmitAction": "required",
+    "LeaveGame": "required",
+    "TakeBack": "required",
+}
 
 _PLACEHOLDER_GAME = "GAME"
 

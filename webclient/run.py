@@ -53,6 +53,8 @@ class ServerProcess:
         quiet: bool = False,
         port: int = 0,
         database: str | None = None,
+        *,
+        args: Sequence[str] = (),
     ) -> None:
         self.quiet = quiet
         self.process = subprocess.Popen(
@@ -67,6 +69,7 @@ class ServerProcess:
                 "--data-dir",
                 str(data_dir),
                 *(["--database", database] if database else []),
+                *args,
             ],
             stderr=subprocess.PIPE,
             text=True,

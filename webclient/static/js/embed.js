@@ -65,7 +65,8 @@ export class EmbedPage extends GamePage {
 
   // The pending decision once per sequence, and the ranking once.
   report() {
-    const view = this.view;
+    // The latest state the server sent (the board on screen may still be playing back).
+    const view = this.snapshot?.view;
     const decision = view?.decision;
     if (decision && this.decisionSent !== this.sequence) {
       this.decisionSent = this.sequence;

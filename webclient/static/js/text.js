@@ -119,7 +119,7 @@ export function decisionPrompt(decision) {
   return td(`decision.${kind}`);
 }
 
-function eventLine(event, view) {
+function eventLine(event, view, events) {
   const kind = Object.keys(event)[0];
   const e = event[kind];
   switch (kind) {
@@ -170,13 +170,22 @@ function eventLine(event, view) {
     case "turn_ended":
       return t("log.turn_ended", { player: player(e.player) });
     case "game_over":
-      return t("log.game_over");
+      return endLine(events, view);
     default:
       return null;
   }
 }
 
-// The log lines of one log entry; `view` is the board after it (for island names).
+// Why the game ended (R12): the tile that emptied the island or the sea pile.
+function endLine(events, view) {
+  const drawn = (events ?? []).map((e) => e.tile_placed).filter(Boolean).pop();
+  const stack = drawn?.stack ?? view?.stack;
+  if (stack && !(stack.island > 0)) return t("log.game_over_islands");
+  if (stack && !(stack.sea > 0)) return t("log.game_over_seas");
+  return t("log.game_over");
+}
+
+// The log lines of one log entry; `view` holds the tiles by hex (for island names).
 export function entryLines(entry, view) {
   if (entry.seat_joined) {
     const seat = entry.seat_joined;
@@ -190,8 +199,10 @@ export function entryLines(entry, view) {
   }
   if (entry.seat_taken_over) return [t("log.seat_taken_over", { colour: colour(entry.seat_taken_over.colour) })];
   if (entry.game_started) return [t("log.game_started")];
+  if (entry.action_taken_back) return [t("log.action_taken_back", { player: player(entry.action_taken_back.player) })];
   if (entry.action_applied) {
-    return (entry.action_applied.events ?? []).map((e) => eventLine(e, view)).filter(Boolean);
+    const events = entry.action_applied.events ?? [];
+    return events.map((e) => eventLine(e, view, events)).filter(Boolean);
   }
   return [];
 }
