@@ -90,9 +90,7 @@ def channel(text: str, credentials: grpc.ChannelCredentials | None = None) -> gr
     return grpc.secure_channel(secure, credentials, options=options)
 
 
-def aio_channel(
-    text: str, credentials: grpc.ChannelCredentials | None = None
-) -> grpc.aio.Channel:
+def aio_channel(text: str, credentials: grpc.ChannelCredentials | None = None) -> grpc.aio.Channel:
     """An asyncio channel to the server(s) in ``text`` (TLS with ``credentials``)."""
     if credentials is None:
         return grpc.aio.insecure_channel(target(text), options=OPTIONS)
