@@ -4,9 +4,9 @@ A :class:`Feed` holds the game's last snapshot and every log entry after it,
 each already encoded once as an SSE frame whose ``id`` is its sequence number.
 A browser that reconnects sends ``Last-Event-ID`` and gets exactly the frames it
 missed (or the snapshot again if it is further behind than the feed). However
-many browsers watch, the game costs one gRPC stream and one ``GetGame`` per
-batch of entries: the board after each batch rides along with its last entry,
-so browsers render the server's view and never recompute it.
+many browsers watch, the game costs one gRPC stream: the watch carries the
+board after each batch (``include_latest``), which rides along with its last
+entry, so browsers render the server's view and never recompute it.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from server.gen.tongiaki.v1 import game_pb2 as pb
-from server.gen.tongiaki.v1 import game_service_pb2 as spb
 from webclient.upstream import Upstream, UpstreamError, responses
 from webclient.wire import to_json
 
@@ -134,36 +133,27 @@ class Feed:
         self.upstream_calls += 1
         if self._stopped:
             self._call.cancel()
-        if self._latest is None and after is not None:
-            self._adopt(self._get())
         pending: list[pb.LogEntry] = []
-        fetched: spb.GetGameResponse | None = None
         for response in responses(self._call):
             if response.HasField("snapshot"):
                 self._reset(response.snapshot)
-                pending, fetched = [], None
+                pending = []
             pending.extend(response.entries)
-            if not pending:
-                if self._latest is None:
-                    self._adopt(self._get())
+            # Every message carries the game after it (include_latest): no GetGame needed.
+            latest = response.latest if response.HasField("latest") else None
+            if latest is None:
                 continue
-            target = pending[-1].sequence
-            if fetched is None or fetched.snapshot.sequence < target:
-                fetched = self._get()
-            if fetched.snapshot.sequence == target:
-                self._publish(pending, fetched.snapshot)
-                pending, fetched = [], None
+            if not pending:
+                self._adopt(latest)
+            elif latest.sequence == pending[-1].sequence:
+                self._publish(pending, latest)
+                pending = []
 
-    def _get(self) -> spb.GetGameResponse:
-        answer = self.upstream.call("GetGame", spb.GetGameRequest(name=self.name))
-        assert isinstance(answer, spb.GetGameResponse)
-        return answer
-
-    def _adopt(self, answer: spb.GetGameResponse) -> None:
-        """Take a fetched snapshot as the latest if it is exactly where the feed is."""
+    def _adopt(self, snapshot: pb.GameSnapshot) -> None:
+        """Take a snapshot as the latest if it is exactly where the feed is."""
         with self._cond:
-            if answer.snapshot.sequence == self.last:
-                self._latest = frame("snapshot", to_json(answer.snapshot), self.last)
+            if self._latest is None and snapshot.sequence == self.last:
+                self._latest = frame("snapshot", to_json(snapshot), self.last)
                 self._cond.notify_all()
 
     def _reset(self, snapshot: pb.GameSnapshot) -> None:

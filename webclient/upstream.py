@@ -8,6 +8,7 @@ the server becomes an :class:`UpstreamError` carrying the gRPC status and the
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -105,10 +106,13 @@ class Upstream:
         self.timeout = timeout
         self.channel = channels.channel(target)
         self.stub = sgrpc.GameServiceStub(self.channel)
+        #: Unary calls made so far, by method.
+        self.calls: Counter[str] = Counter()
 
     def call(self, method: str, request: Message, token: str | None = None) -> Message:
         """A unary call by method name (``CreateGame``, ``JoinGame``, ...)."""
         rpc = getattr(self.stub, method)
+        self.calls[method] += 1
         try:
             response: Message = rpc(request, metadata=bearer(token), timeout=self.timeout)
         except grpc.RpcError as error:
@@ -117,7 +121,7 @@ class Upstream:
 
     def watch(self, name: str, after: int | None) -> Any:
         """A WatchGame stream (iterable, cancellable) from ``after`` or a snapshot."""
-        request = spb.WatchGameRequest(name=name)
+        request = spb.WatchGameRequest(name=name, include_latest=True)
         if after is not None:
             request.after_sequence = after
         return self.stub.WatchGame(request)

@@ -181,6 +181,8 @@ def test_many_browsers_share_one_upstream_watch(api: Api, game_server: ServerPro
         assert all(r == received[0] and len(r) == 2 for r in received)
         stats = running.app.extensions["tongiaki.feeds"].stats()[f"games/{game}"]
         assert stats == {"browsers": browsers, "upstream_calls": 1}
+        # The board after each batch came with the watch itself: no GetGame was made.
+        assert running.app.extensions["tongiaki.upstream"].calls["GetGame"] == 0
         for stream in streams:
             stream.close()
     finally:
