@@ -616,3 +616,51 @@ def test_a_voyage_preview_follows_the_sea_paths_with_their_dangers(
         page.close()
     # From Tonga's south jetty into sea-01 by its north edge: the path of danger 2.
     assert out == {"two": [2, [2]], "one": [1, [2]]}
+
+
+LANDING_ON_A_PHONE = """
+async () => {
+  const { Board } = await import("/static/js/board.js");
+  const { Picker } = await import("/static/js/choices.js");
+  const box = document.createElement("div");
+  box.style.cssText = "position: fixed; inset: 0; width: 390px; height: 500px; background: #fff; z-index: 99";
+  document.body.appendChild(box);
+  const colours = ["COLOUR_RED", "COLOUR_BLUE", "COLOUR_GREEN"];
+  const decision = {
+    kind: "DECISION_KIND_LAND", player: "COLOUR_RED", island: { q: 1, r: 0 }, group: colours,
+    options: colours.map((colour) => ({ land: { ships: [{ beach: 0, colour }] } })),
+  };
+  const view = {
+    tiles: [{ at: { q: 0, r: 0 }, tile: "tonga" }, { at: { q: 1, r: 0 }, tile: "muroroa" }],
+    beaches: [], decision,
+  };
+  const board = new Board(box, () => {});
+  board.render(view, new Picker(decision));
+  return [...box.querySelectorAll("[data-testid=target]")].map((node) => {
+    const hit = node.querySelector(".target-hit").getBoundingClientRect();
+    const x = hit.x + hit.width / 2;
+    const y = hit.y + hit.height / 2;
+    return { key: node.dataset.key, x, y, r: hit.width / 2,
+             top: document.elementFromPoint(x, y)?.closest("[data-testid=target]")?.dataset.key };
+  });
+}
+"""
+
+
+def test_each_colour_of_a_landing_can_be_tapped_on_a_phone(
+    browser: Browser, gateway: Running, shown_games: dict[str, Any]
+) -> None:
+    """Close targets (a landing's colours on one beach) never cover one another."""
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    try:
+        page.goto(f"{gateway.url}/games/{shown_games['running']}")
+        page.locator("[data-testid=board] [data-testid=tile]").first.wait_for()
+        targets = page.evaluate(LANDING_ON_A_PHONE)
+    finally:
+        context.close()
+    assert sorted(t["key"] for t in targets) == ["land:0:blue", "land:0:green", "land:0:red"]
+    for target in targets:
+        assert target["top"] == target["key"], target
+    for a, b in itertools.combinations(targets, 2):
+        assert ((a["x"] - b["x"]) ** 2 + (a["y"] - b["y"]) ** 2) ** 0.5 >= a["r"] + b["r"] - 1

@@ -116,15 +116,18 @@ def test_hebrew_mirrors_the_page_but_not_the_board(
             assert page.evaluate(f"getComputedStyle({svg}).direction") == "ltr"
             assert page.evaluate(f"getComputedStyle({svg}).transform") == "none"
             # Tonga lies at (0, 0); every tile east of it (q > 0) is drawn to its right.
-            tonga = centre_x(page, "[data-testid=board] [data-hex='0,0']")
-            east = page.evaluate(
-                "[...document.querySelectorAll('[data-testid=board] [data-testid=tile]')]"
-                ".map((n) => n.dataset.hex).filter((h) => Number(h.split(',')[0]) > 0)"
+            # Measured in one step, so that a redraw in between cannot move anything.
+            tonga, east = page.evaluate(
+                """() => {
+                  const x = (n) => { const b = n.getBoundingClientRect(); return b.x + b.width / 2; };
+                  const tiles = [...document.querySelectorAll('[data-testid=board] [data-testid=tile]')];
+                  const tonga = tiles.find((n) => n.dataset.hex === '0,0');
+                  const east = tiles.filter((n) => Number(n.dataset.hex.split(',')[0]) > 0);
+                  return [x(tonga), east.map(x)];
+                }"""
             )
             assert east, "the game has no tile east of Tonga yet"
-            board_kept = all(
-                centre_x(page, f"[data-testid=board] [data-hex='{h}']") > tonga for h in east
-            )
+            board_kept = all(x > tonga for x in east)
             brand_first = centre_x(page, "[data-testid=home]") < centre_x(
                 page, "[data-testid=lang-form]"
             )

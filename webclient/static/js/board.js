@@ -334,6 +334,24 @@ export class Board {
       });
       this.layers.targets.appendChild(node);
     }
+    this.separateHits();
+  }
+
+  // Hit areas grow to a finger's size, but never over a neighbour's: where two
+  // targets lie close (a landing's colours on one beach), each keeps its half.
+  separateHits() {
+    const hits = [...this.layers.targets.querySelectorAll(".target-hit")].map((node) => ({
+      node, x: Number(node.getAttribute("cx")), y: Number(node.getAttribute("cy")),
+    }));
+    for (const a of hits) {
+      let r = Number(a.node.getAttribute("r"));
+      for (const b of hits) {
+        if (a === b) continue;
+        const d = Math.hypot(a.x - b.x, a.y - b.y);
+        if (d > 0) r = Math.min(r, d / 2 - 0.5);
+      }
+      a.node.setAttribute("r", Math.max(r, 1));
+    }
   }
 
   // ------------------------------------------------------------------ voyages
@@ -482,6 +500,7 @@ export class Board {
     for (const hit of this.layers.targets.querySelectorAll(".target-hit")) {
       hit.setAttribute("r", Math.max(Number(hit.getAttribute("r")), 22 / this.scale()));
     }
+    this.separateHits();
   }
 
   zoom(factor, at = null) {
