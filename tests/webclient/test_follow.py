@@ -623,7 +623,8 @@ async () => {
   const { Board } = await import("/static/js/board.js");
   const { Picker } = await import("/static/js/choices.js");
   const box = document.createElement("div");
-  box.style.cssText = "position: fixed; inset: 0; width: 390px; height: 500px; background: #fff; z-index: 99";
+  box.style.cssText =
+    "position: fixed; inset: 0; width: 390px; height: 500px; background: #fff; z-index: 99";
   document.body.appendChild(box);
   const colours = ["COLOUR_RED", "COLOUR_BLUE", "COLOUR_GREEN"];
   const decision = {

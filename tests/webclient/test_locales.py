@@ -119,8 +119,12 @@ def test_hebrew_mirrors_the_page_but_not_the_board(
             # Measured in one step, so that a redraw in between cannot move anything.
             tonga, east = page.evaluate(
                 """() => {
-                  const x = (n) => { const b = n.getBoundingClientRect(); return b.x + b.width / 2; };
-                  const tiles = [...document.querySelectorAll('[data-testid=board] [data-testid=tile]')];
+                  const x = (n) => {
+                    const b = n.getBoundingClientRect();
+                    return b.x + b.width / 2;
+                  };
+                  const board = document.querySelector('[data-testid=board]');
+                  const tiles = [...board.querySelectorAll('[data-testid=tile]')];
                   const tonga = tiles.find((n) => n.dataset.hex === '0,0');
                   const east = tiles.filter((n) => Number(n.dataset.hex.split(',')[0]) > 0);
                   return [x(tonga), east.map(x)];
