@@ -6,7 +6,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: help install run test pytest lint typecheck bench clean browser proto proto-lint serve load-bench i18n
+.PHONY: help install run test pytest lint typecheck bench clean browser postgres proto proto-lint serve load-bench i18n ruby-client
 
 help:
 	@echo "make run        start the game server and the web client"
@@ -15,6 +15,7 @@ help:
 	@echo "make serve      start the game server alone (port 50051, data in ./data)"
 	@echo "make proto      regenerate server/gen from proto/ (after proto-lint)"
 	@echo "make i18n       extract, update, compile and export the web client's catalogs"
+	@echo "make ruby-client  Debian's ruby-grpc and protoc, and the Ruby client's code from proto/"
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,7 +30,7 @@ run: $(STAMP)
 
 test: lint typecheck pytest
 
-pytest: $(STAMP) browser
+pytest: $(STAMP) browser ruby-client postgres
 	$(PY) -m pytest
 
 # Browser tests drive Debian's Chromium (Playwright's own download is not used).
@@ -40,6 +41,18 @@ browser:
 	@fc-list 2>/dev/null | grep -qi 'Noto Sans CJK' || { \
 		echo "installing Noto CJK fonts for the Japanese screenshots"; \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk) >/dev/null; }
+
+# The PostgreSQL tests and benchmarks start a private cluster of their own
+# (tests/pgcluster.py) from Debian's postgresql binaries; no system service is
+# used. The package is installed with its default cluster turned off.
+postgres:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+		echo "installing Debian's postgresql for the tests"; \
+		(apt-get update -qq && \
+		 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-common && \
+		 sed -i 's/^#*\s*create_main_cluster.*/create_main_cluster = false/' \
+			/etc/postgresql-common/createcluster.conf && \
+		 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql) >/dev/null; }
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
@@ -88,3 +101,20 @@ serve: $(STAMP)
 
 load-bench: $(STAMP)
 	$(PY) benchmarks/load_bench.py
+
+# The Ruby client (clients/ruby): Debian's ruby-grpc and protoc with its gRPC
+# plugin, installed when missing, and the client's code generated from proto/
+# into clients/ruby/gen (not committed; regenerated whenever proto/ changes).
+RUBY_GEN := clients/ruby/gen/tongiaki/v1/game_service_services_pb.rb
+
+ruby-client: $(RUBY_GEN)
+
+$(RUBY_GEN): $(PROTOS)
+	@{ command -v ruby && command -v protoc && command -v grpc_ruby_plugin && ruby -e 'require "grpc"'; } \
+		>/dev/null 2>&1 || { \
+		echo "installing Debian's ruby-grpc and protoc for the Ruby client"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			ruby ruby-grpc ruby-google-protobuf protobuf-compiler protobuf-compiler-grpc) >/dev/null; }
+	rm -rf clients/ruby/gen && mkdir -p clients/ruby/gen
+	protoc -Iproto --ruby_out=clients/ruby/gen --grpc_out=clients/ruby/gen \
+		--plugin=protoc-gen-grpc=$$(command -v grpc_ruby_plugin) $(PROTOS)

@@ -13,6 +13,15 @@ spectator received its entry).
     python benchmarks/load_bench.py                      # 50x2 and 200x10
     python benchmarks/load_bench.py --games 50 --spectators 2 --synchronous normal
     python benchmarks/load_bench.py --games 50 --spectators 2 --unary
+    python benchmarks/load_bench.py --games 50 --spectators 2 --database postgres
+    python benchmarks/load_bench.py --games 50 --spectators 2 --database postgres --nodes 2
+
+``--database postgres`` starts a private PostgreSQL cluster (tests/pgcluster.py,
+every commit flushed) and ``--database postgresql://…`` uses that (empty)
+database; ``--nodes N`` starts N server processes on it. A game is created on
+node ``g % N`` and its seats talk to that node (``--spread``: each seat to its
+own node, so that most actions are forwarded to the owner); spectators watch
+on the other nodes. Server CPU is the sum over the nodes.
 """
 
 from __future__ import annotations
@@ -27,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +50,7 @@ from server.app import run as run_loop  # noqa: E402
 from server.gen.tongiaki.v1 import game_pb2 as pb  # noqa: E402
 from server.gen.tongiaki.v1 import game_service_pb2 as spb  # noqa: E402
 from server.gen.tongiaki.v1 import game_service_pb2_grpc as rpc  # noqa: E402
+from tests.pgcluster import PgCluster  # noqa: E402
 
 COLOURS = [
     pb.COLOUR_YELLOW,
@@ -141,7 +152,7 @@ async def _spectator(
 
 
 async def _play(
-    port: int,
+    ports: list[int],
     games: int,
     seats: int,
     spectators: int,
@@ -149,15 +160,22 @@ async def _play(
     seed: int,
     unary: bool,
     hold: bool,
+    spread: bool,
     ready: Any,
     go: Any,
 ) -> dict[str, Any]:
     """Create ``games`` games, open every watch, then on ``go`` start them and play."""
-    channels = [grpc.aio.insecure_channel(f"127.0.0.1:{port}") for _ in range(4)]
+    # Two channels per node; game g lives on node g % len(ports).
+    channels = [grpc.aio.insecure_channel(f"127.0.0.1:{port}") for port in ports for _ in range(2)]
     stubs = [rpc.GameServiceStub(c) for c in channels]
+    nodes = len(ports)
+
+    def on(node: int, k: int) -> rpc.GameServiceStub:
+        return stubs[(node % nodes) * 2 + k % 2]
+
     lobby = []
     for g in range(games):
-        stub = stubs[g % len(stubs)]
+        stub = on(g, g // nodes)
         created = await stub.CreateGame(spb.CreateGameRequest(seats=COLOURS[:seats]))
         tokens = {}
         for _ in range(seats):
@@ -170,14 +188,13 @@ async def _play(
     for g, (stub, name, tokens) in enumerate(lobby):
         sent: dict[int, float] = {}
         for w in range(spectators):
-            tasks.append(
-                asyncio.create_task(_spectator(stubs[(g + w) % len(stubs)], name, sent, delivery))
-            )
-        for colour, token in tokens.items():
+            watcher = on(g + 1 + w, w) if nodes > 1 else on(g, w)
+            tasks.append(asyncio.create_task(_spectator(watcher, name, sent, delivery)))
+        for i, (colour, token) in enumerate(tokens.items()):
             tasks.append(
                 asyncio.create_task(
                     _seat(
-                        stub,
+                        on(g + i, i) if spread else stub,
                         name,
                         colour,
                         token,
@@ -213,19 +230,22 @@ async def _play(
     }
 
 
-def _client(args: tuple[int, int, int, int, int, bool, bool, Any, Any], results: Any) -> None:
-    port, games, seats, spectators, seed, unary, hold, ready, go = args
+def _client(
+    args: tuple[list[int], int, int, int, int, bool, bool, bool, Any, Any], results: Any
+) -> None:
+    ports, games, seats, spectators, seed, unary, hold, spread, ready, go = args
     try:
         results.put(
             run_loop(
                 _play(
-                    port,
+                    ports,
                     games,
                     seats,
                     spectators,
                     seed=seed,
                     unary=unary,
                     hold=hold,
+                    spread=spread,
                     ready=ready,
                     go=go,
                 )
@@ -240,7 +260,10 @@ def _client(args: tuple[int, int, int, int, int, bool, bool, Any, Any], results:
 # ---------------------------------------------------------------- server side
 
 
-def _start_server(data: Path, synchronous: str) -> tuple[subprocess.Popen[bytes], int, Path]:
+def _start_server(
+    data: Path, synchronous: str, database: str | None
+) -> tuple[subprocess.Popen[bytes], int, Path]:
+    data.mkdir(parents=True, exist_ok=True)
     log = data / "server.log"
     out = log.open("ab")
     # TONGIAKI_BENCH_PROFILE=file runs the server under cProfile (for finding hot spots).
@@ -260,6 +283,7 @@ def _start_server(data: Path, synchronous: str) -> tuple[subprocess.Popen[bytes]
             str(data),
             "--synchronous",
             synchronous,
+            *(["--database", database] if database else []),
             "--log-level",
             "WARNING",
             # One client plays every game here: no per-client limits.
@@ -323,6 +347,15 @@ def _thread_cpu(pid: int) -> dict[str, float]:
     return out
 
 
+def _threads_cpu(processes: list[subprocess.Popen[bytes]]) -> dict[str, float]:
+    """CPU seconds by thread name, summed over the processes."""
+    out: dict[str, float] = {}
+    for process in processes:
+        for name, seconds in _thread_cpu(process.pid).items():
+            out[name] = out.get(name, 0.0) + seconds
+    return out
+
+
 def _percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] if ordered else 0.0
@@ -336,10 +369,17 @@ def run(
     *,
     unary: bool = False,
     hold: bool = False,
+    database: str | None = None,
+    nodes: int = 1,
+    spread: bool = False,
 ) -> dict[str, Any]:
-    """Run one scenario against a fresh server; returns its figures."""
+    """Run one scenario against fresh servers; returns its figures."""
     with tempfile.TemporaryDirectory(prefix="tongiaki-bench-") as tmp:
-        process, port, _ = _start_server(Path(tmp), synchronous)
+        servers = [
+            _start_server(Path(tmp) / f"node{n}", synchronous, database) for n in range(nodes)
+        ]
+        processes = [process for process, _, _ in servers]
+        ports = [port for _, port, _ in servers]
         try:
             context = multiprocessing.get_context("spawn")
             manager = context.Manager()
@@ -354,13 +394,14 @@ def run(
                     target=_client,
                     args=(
                         (
-                            port,
+                            ports,
                             shares[i],
                             scenario.seats,
                             scenario.spectators,
                             seed + i,
                             unary,
                             hold,
+                            spread,
                             readies[i],
                             go,
                         ),
@@ -373,16 +414,16 @@ def run(
                 worker.start()
             for ready in readies:
                 ready.wait()
-            cpu_before = _cpu_seconds(process.pid)
-            threads_before = _thread_cpu(process.pid)
+            cpu_before = sum(_cpu_seconds(p.pid) for p in processes)
+            threads_before = _threads_cpu(processes)
             wall_before = time.perf_counter()
             go.set()
             results = [queue.get() for _ in workers]
             wall = time.perf_counter() - wall_before
-            cpu = _cpu_seconds(process.pid) - cpu_before
+            cpu = sum(_cpu_seconds(p.pid) for p in processes) - cpu_before
             threads = {
                 name: seconds - threads_before.get(name, 0.0)
-                for name, seconds in _thread_cpu(process.pid).items()
+                for name, seconds in _threads_cpu(processes).items()
             }
             for worker in workers:
                 worker.join()
@@ -391,8 +432,10 @@ def run(
                 raise RuntimeError(f"a client failed: {errors}")
             manager.shutdown()
         finally:
-            process.terminate()
-            process.wait(timeout=30)
+            for process in processes:
+                process.terminate()
+            for process in processes:
+                process.wait(timeout=30)
     actions = sum(r["actions"] for r in results)
     round_trips = [x for r in results for x in r["round_trips"]]
     delivery = [x for r in results for x in r["delivery"]]
@@ -401,6 +444,9 @@ def run(
         "seats": scenario.seats,
         "spectators": scenario.spectators,
         "synchronous": synchronous,
+        "store": "PostgreSQL" if database else "SQLite",
+        "nodes": nodes,
+        "seats_spread": spread,
         "client_processes": clients,
         "seat_calls": "SubmitAction" if unary else "SubmitActions",
         "seat_watch": "held until their turn" if hold else "live",
@@ -441,7 +487,26 @@ def main() -> None:
         "--hold", action="store_true", help="seats' watches hold entries until their turn"
     )
     parser.add_argument("--json", action="store_true", help="print JSON lines only")
+    parser.add_argument(
+        "--database",
+        help="postgres: a private PostgreSQL cluster; or a postgresql:// URL (default: SQLite)",
+    )
+    parser.add_argument("--nodes", type=int, default=1, help="server processes (PostgreSQL)")
+    parser.add_argument(
+        "--spread", action="store_true", help="each seat talks to its own node, not the game's"
+    )
     args = parser.parse_args()
+    if args.nodes > 1 and not args.database:
+        parser.error("--nodes above 1 needs --database")
+    if args.database != "postgres":
+        _scenarios(args, lambda: args.database)
+        return
+    with PgCluster(durable=True) as cluster:  # a fresh database for every scenario
+        _scenarios(args, cluster.create_database)
+
+
+def _scenarios(args: argparse.Namespace, database: Callable[[], str | None]) -> None:
+    """Run and print every scenario the command line asks for."""
     scenarios = (
         [Scenario(args.games, args.seats, args.spectators)]
         if args.games
@@ -449,14 +514,24 @@ def main() -> None:
     )
     for scenario in scenarios:
         figures = run(
-            scenario, args.synchronous, args.clients, args.seed, unary=args.unary, hold=args.hold
+            scenario,
+            args.synchronous,
+            args.clients,
+            args.seed,
+            unary=args.unary,
+            hold=args.hold,
+            database=database(),
+            nodes=args.nodes,
+            spread=args.spread,
         )
         if args.json:
             print(json.dumps(figures), flush=True)
             continue
         print(
             f"{figures['games']} games x {figures['seats']} seats + "
-            f"{figures['spectators']} spectators, synchronous={figures['synchronous']}, "
+            f"{figures['spectators']} spectators, {figures['store']} x {figures['nodes']} node(s)"
+            f"{' (seats spread)' if figures['seats_spread'] else ''}, "
+            f"synchronous={figures['synchronous']}, "
             f"{figures['client_processes']} client processes, seats use "
             f"{figures['seat_calls']}, seat watches {figures['seat_watch']}",
             flush=True,

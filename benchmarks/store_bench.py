@@ -47,7 +47,8 @@ from server.storage.postgres import SCHEMA, is_url  # noqa: E402
 from server.storage.sqlite import SqliteStore  # noqa: E402
 
 SEATS = 4
-#: Distinct games played with the engine; the store holds copies of them under new ids.
+#: Distinct finished games played with the engine; the store holds copies of them
+#: under new ids (live games are each played anew).
 TEMPLATES = 40
 
 
@@ -86,9 +87,12 @@ def _template(seed: int, finished: bool) -> dict[str, Any]:
 def _games(finished: int, live: int) -> Iterator[tuple[int, str, dict[str, Any], list[str]]]:
     """(ordinal, id, template, token hashes) of every game to store."""
     done = [_template(seed, True) for seed in range(TEMPLATES)]
-    going = [_template(1000 + seed, False) for seed in range(TEMPLATES)]
+    # Every live game is a game of its own: what games share in memory is measured honestly.
+    going = [_template(1_000_000 + seed, False) for seed in range(live)]
     for ordinal in range(1, finished + live + 1):
-        template = done[ordinal % TEMPLATES] if ordinal <= finished else going[ordinal % TEMPLATES]
+        template = (
+            done[ordinal % TEMPLATES] if ordinal <= finished else going[ordinal - finished - 1]
+        )
         tokens = [hashlib.sha256(secrets.token_bytes(16)).hexdigest() for _ in range(SEATS)]
         yield ordinal, secrets.token_hex(8), template, tokens
 
@@ -113,6 +117,7 @@ def _rows(
             t["state"],
             len(entries),
             0,
+            SEATS,
             dumps(t["seat_info"]),
             None if t["result"] is None else dumps(t["result"]),
             None,
@@ -133,7 +138,8 @@ def fill_sqlite(path: Path, finished: int, live: int) -> dict[str, Any]:
     for game, entries, tokens in _rows(finished, live):
         conn.execute(
             "INSERT INTO games (id, ordinal, seats, stack, settings, created, state, sequence,"
-            " open_seats, seat_info, result, attention) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            " open_seats, people, seat_info, result, attention)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
             game,
         )
         conn.executemany("INSERT INTO entries (game, seq, kind, body) VALUES (?,?,?,?)", entries)
@@ -157,7 +163,7 @@ def fill_postgres(url: str, finished: int, live: int) -> dict[str, Any]:
             with (
                 cur.copy(
                     "COPY games (id, ordinal, seats, stack, settings, created, state, sequence,"
-                    " open_seats, seat_info, result, attention) FROM STDIN"
+                    " open_seats, people, seat_info, result, attention) FROM STDIN"
                 ) as games,
             ):
                 rows = list(_rows(finished, live))

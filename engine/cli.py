@@ -4,13 +4,15 @@
     python -m engine random --seats 4 --seed 7
 
 Exit status: 0 done, 2 an invalid record, 3 an illegal action (reported on the
-trace's last line).
+trace's last line), 141 the reader of the output went away (``| head``), as
+for any tool stopped by SIGPIPE.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
@@ -21,6 +23,8 @@ from .playout import random_game
 
 EXIT_INVALID_RECORD = 2
 EXIT_ILLEGAL_ACTION = 3
+#: 128 + SIGPIPE: the status of a tool whose reader closed the pipe.
+EXIT_BROKEN_PIPE = 141
 
 
 def replay(record: Any, out: TextIO) -> int:
@@ -42,6 +46,21 @@ def replay(record: Any, out: TextIO) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; a closed output pipe ends it quietly."""
+    try:
+        status = _main(argv)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader stopped early (``| head``): nothing is wrong with the record.
+        # Point stdout at /dev/null so the interpreter's last flush stays silent.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return EXIT_BROKEN_PIPE
+    return status
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = argparse.ArgumentParser(prog="python -m engine", description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     replay_cmd = commands.add_parser("replay", help="print the trace of a game record")
@@ -61,8 +80,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             with open(args.record, encoding="utf-8") as handle:
                 record = json.load(handle)
-        return replay(record, sys.stdout)
     except (OSError, ValueError) as error:
+        print(f"invalid record: {error}", file=sys.stderr)
+        return EXIT_INVALID_RECORD
+    try:
+        return replay(record, sys.stdout)
+    except ValueError as error:
         print(f"invalid record: {error}", file=sys.stderr)
         return EXIT_INVALID_RECORD
     except RecordError as error:

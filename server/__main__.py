@@ -2,8 +2,9 @@
 
 Port 50051 and data directory ./data unless told otherwise by flags or the
 environment (TONGIAKI_HOST, TONGIAKI_PORT, TONGIAKI_DATA_DIR,
-TONGIAKI_SYNCHRONOUS, TONGIAKI_LOG_LEVEL, TONGIAKI_DATABASE, TONGIAKI_ADVERTISE, TONGIAKI_LEASE,
-TONGIAKI_STRONG_BUDGET, TONGIAKI_EVENT_LOOP).
+TONGIAKI_SYNCHRONOUS, TONGIAKI_LOG_LEVEL, TONGIAKI_DATABASE, TONGIAKI_ADVERTISE,
+TONGIAKI_LEASE, TONGIAKI_OPEN_GAME_TTL, TONGIAKI_STRONG_BUDGET, TONGIAKI_BOT_PACE,
+TONGIAKI_EVENT_LOOP, TONGIAKI_WEBHOOK_PREFIXES).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from server import logs, options
 from server.app import EVENT_LOOPS, Config, run, serve
 from server.botseats import BotConfig
+from server.webhooks import WebhookConfig, prefixes_from_text
 
 
 def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
@@ -46,6 +48,12 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
         help="seconds until other nodes take over this node's games if it stops renewing",
     )
     parser.add_argument(
+        "--open-game-ttl",
+        type=float,
+        default=float(env("TONGIAKI_OPEN_GAME_TTL", "3600")),
+        help="seconds an open game that no person joined is kept (0: for ever)",
+    )
+    parser.add_argument(
         "--idle",
         type=float,
         default=30.0,
@@ -71,6 +79,12 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
         help="CPU seconds per decision of a strong bot",
     )
     parser.add_argument(
+        "--bot-pace",
+        type=float,
+        default=float(env("TONGIAKI_BOT_PACE", "0.8")),
+        help="seconds a bot waits before acting in a game with a person's seat (0: at once)",
+    )
+    parser.add_argument(
         "--bot-workers", type=int, default=2, help="threads (or processes) bots think in"
     )
     parser.add_argument(
@@ -85,6 +99,12 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
         default=env("TONGIAKI_EVENT_LOOP", "auto").lower(),
         help="auto: uvloop if it is installed (the server extra), else asyncio's own",
     )
+    parser.add_argument(
+        "--webhook-prefix",
+        action="append",
+        default=list(prefixes_from_text(env("TONGIAKI_WEBHOOK_PREFIXES", ""))),
+        help="a URL prefix games' webhook URLs may start with (repeatable; none: no webhooks)",
+    )
     args = parser.parse_args(argv)
     config = Config(
         host=args.host,
@@ -97,11 +117,14 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
         advertise=args.advertise,
         idle=args.idle,
         lease=args.lease,
+        open_game_ttl=args.open_game_ttl,
         bots=BotConfig(
             strong_budget=args.strong_budget,
             workers=args.bot_workers,
             processes=not args.bot_threads,
+            pace=max(0.0, args.bot_pace),
         ),
+        webhooks=WebhookConfig(allowed_prefixes=tuple(args.webhook_prefix)),
         **options.config_fields(args),
     )
     return config, args.log_level, args.event_loop

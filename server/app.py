@@ -33,6 +33,7 @@ from server.service import SERVICE, GameService, generic_handler
 from server.storage import open_store
 from server.storage.base import Store
 from server.tls import TlsFiles, add_port
+from server.webhooks import WebhookConfig, Webhooks
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +45,8 @@ SERVER_OPTIONS = [
     ("grpc.server.max_pending_requests_hard_limit", 40000),
     # No request is read into memory past this (server.limits has each method's).
     ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+    # A port another process holds is refused, never shared (gRPC's default shares it).
+    ("grpc.so_reuseport", 0),
 ]
 
 
@@ -74,6 +77,10 @@ class Config:
     metrics_port: int | None = None
     #: Serve TLS with this certificate and key; None: plain text.
     tls: TlsFiles | None = None
+    #: Seconds an open game that no person joined is kept before it is deleted (0: for ever).
+    open_game_ttl: float = 3600.0
+    #: Turn webhooks: the allowed URL prefixes, retries and queue.
+    webhooks: WebhookConfig = field(default_factory=WebhookConfig)
 
 
 class RunningServer:
@@ -110,6 +117,7 @@ class RunningServer:
         await self.server.stop(grace)
         self.runner.close()
         await self.forwarder.close()
+        await self.registry.webhooks.close()
         await self.store.stop()
         self.metrics.close()
         log.info("stopped", extra={"commits": self.store.commits, "writes": self.store.writes})
@@ -138,7 +146,14 @@ async def start(config: Config) -> RunningServer:
     await store.start()
     metrics = Metrics()
     runner = BotRunner(config.bots, metrics)
-    registry = Registry(store, config.limits, runner, idle=config.idle)
+    registry = Registry(
+        store,
+        config.limits,
+        runner,
+        idle=config.idle,
+        open_game_ttl=config.open_game_ttl,
+        webhooks=Webhooks(config.webhooks),
+    )
     await registry.start()
     metrics.count_games(lambda: len(registry))
     forwarder = Forwarder()

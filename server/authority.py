@@ -26,16 +26,17 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeVar
 
-from engine import ActionError, Game
+from engine import ActionError, Game, Reason
 from server import convert
 from server import entries as log_entries
 from server.autoplay import Autoplay
 from server.botseats import BotRunner, turn_decisions
-from server.entries import Acted, Joined, Left, LogEntry, Started, TakenOver
+from server.entries import Acted, Joined, Left, LogEntry, Started, TakenBack, TakenOver
 from server.errors import ServerReason, ServiceError
 from server.fanout import End, Hub, Watcher
 from server.seats import Seats, hash_token, new_token
 from server.storage.base import ACTIVE, FINISHED, OPEN, Entry, Store, Stored, Summary, Tokens
+from server.webhooks import Webhooks
 
 log = logging.getLogger(__name__)
 
@@ -84,9 +85,11 @@ class Authority:
         runner: BotRunner | None = None,
         owner: bool = True,
         keep_after: int | None = None,
+        webhooks: Webhooks | None = None,
     ) -> None:
         """Rebuild the game from ``stored``; frames are kept for the entries after
         ``keep_after`` (default: the last ``limits.resume_window``)."""
+        self._webhooks = webhooks
         self.setup = stored.setup
         self.id = self.setup.id
         self.name = "games/" + self.id
@@ -115,6 +118,10 @@ class Authority:
         self.hub = Hub(limits.watch_buffer)
         self._drawn: list[str] = []  # tiles of every tile_placed event, in order
         self._token_change = Tokens()  # what the entry applied last did to seat tokens
+        #: While a follower applies a run of entries: their frames, published together.
+        self._run: list[tuple[int, bytes, str | None, str | None]] | None = None
+        #: The last entry if it is an accepted action, with its events (for take-backs).
+        self._last_action: tuple[Acted, list[dict[str, Any]]] | None = None
         self.autoplay = Autoplay(self, runner) if runner is not None else None
         last = stored.entries[-1].sequence if stored.entries else 0
         keep = max(0, last - limits.resume_window) if keep_after is None else keep_after
@@ -251,11 +258,21 @@ class Authority:
                     raise ServiceError(
                         ServerReason.GAME_MOVED, "the game moved; retry", name=self.name
                     )
+                turn = Webhooks.turn(self.game)
                 try:
                     return await change()
                 finally:
                     self.deadline = None  # a stored deadline holds only until the next change
                     self._after_change()
+                    if self._webhooks is not None:
+                        self._webhooks.changed(
+                            turn,
+                            name=self.name,
+                            settings=self.settings,
+                            sequence=self.sequence,
+                            game=self.game,
+                            bots=self.seats.bots,
+                        )
 
         return await asyncio.shield(asyncio.ensure_future(locked()))
 
@@ -264,11 +281,12 @@ class Authority:
         publish = publish or self._apply(entry)
         kind, body = log_entries.stored(entry)
         stored = Entry(self.sequence + 1, kind, body)
+        summary = self.summary(stored.sequence)
+        # An action changes no seat, and the game's state only when it ends it.
+        summary.changed = not isinstance(entry, Acted) or self.state == FINISHED
         self.writing = stored.sequence
         try:
-            await self._store.append(
-                self.id, stored, self.summary(stored.sequence), self._token_change, self.epoch
-            )
+            await self._store.append(self.id, stored, summary, self._token_change, self.epoch)
         except BaseException:
             self.break_off()
             raise
@@ -370,9 +388,56 @@ class Authority:
                 events = self.game.apply(action, colour)
             except ActionError as error:
                 raise ServiceError.from_engine(error) from None
+            # The game keeps the shared object equal to its action (see entries.shared).
+            self.game.actions[-1] = log_entries.shared(self.game.actions[-1])
             entry = Acted(colour, self.game.actions[-1], request_id)
             self._token_change = Tokens()
+            self._last_action = (entry, events)
             frame = await self._commit(entry, self._acted(entry, events))
+            return convert.reply_of(frame)
+
+        return await self._exclusive(change)
+
+    async def take_back(self, colour: str, sequence: int, request_id: str) -> bytes:
+        """Undo ``colour``'s own decision at ``sequence``, the last entry of the log.
+
+        Refused once a tile was drawn by it, or if any entry came after it
+        (another seat decided). A repeated request id is a no-op. Returns the
+        encoded TakeBackResponse (whose entry field is SubmitActionResponse's).
+        """
+
+        async def change() -> bytes:
+            key = (colour, "take-back:" + request_id)
+            done = self._requests.get(key)
+            if done is not None:
+                return convert.reply_of(done)
+            if self.game is None:
+                raise ServiceError(ServerReason.GAME_NOT_STARTED, "the game has not started")
+            if self.state == FINISHED:
+                raise ServiceError(Reason.GAME_OVER, "the game is over")
+            last = self._last_action
+            if sequence != self.sequence or last is None:
+                raise ServiceError(
+                    ServerReason.TAKE_BACK_NOT_LAST,
+                    f"only the last entry ({self.sequence}) can be taken back, if it is a decision",
+                    sequence=self.sequence,
+                )
+            acted, events = last
+            if acted.player != colour or not acted.request:
+                raise ServiceError(
+                    ServerReason.TAKE_BACK_NOT_YOURS,
+                    "the last decision is not this seat's own",
+                    player=acted.player,
+                )
+            if any(e["kind"] == "tile_placed" for e in events):
+                raise ServiceError(
+                    ServerReason.TAKE_BACK_AFTER_DRAW,
+                    "a tile was drawn by that decision; it stands",
+                )
+            frame = await self._commit(TakenBack(colour, sequence, request_id))
+            self._requests[key] = frame
+            if len(self._requests) > self._limits.request_ids:
+                self._requests.popitem(last=False)
             return convert.reply_of(frame)
 
         return await self._exclusive(change)
@@ -382,9 +447,14 @@ class Authority:
     def _apply(self, entry: LogEntry) -> Publish:
         """Apply an entry in memory; returns how to publish it (once it is durable)."""
         self._token_change = Tokens()
+        self._last_action = None
         if isinstance(entry, Acted):
             assert self.game is not None
-            return self._acted(entry, self.game.apply_unchecked(entry.action))
+            events = self.game.apply_unchecked(entry.action)
+            self._last_action = (entry, events)
+            return self._acted(entry, events)
+        if isinstance(entry, TakenBack):
+            return self._taken_back(entry)
         if isinstance(entry, Joined):
             self._token_change = self.seats.join(entry.colour, entry.token, entry.name)
         elif isinstance(entry, Left):
@@ -397,6 +467,18 @@ class Authority:
             view = self.game.view(None)
             return lambda: self._publish(convert.frame(self.sequence + 1, entry, view=view))
         return lambda: self._publish(convert.frame(self.sequence + 1, entry))
+
+    def _taken_back(self, entry: TakenBack) -> Publish:
+        """Undo the last action in memory (replay the others); returns how to publish it."""
+        assert self.game is not None
+        record = self.game.record()
+        record["actions"] = record["actions"][:-1]
+        self.game = Game.from_record(record, checked=False)
+        view = self.game.view(None)
+        owner = entry.player if entry.request else None
+        return lambda: self._publish(
+            convert.frame(self.sequence + 1, entry, view=view), owner, entry.player
+        )
 
     def _acted(self, entry: Acted, events: list[dict[str, Any]]) -> Publish:
         """Account for an applied action; returns how to publish its entry."""
@@ -417,7 +499,7 @@ class Authority:
                 self._requests[(entry.player, entry.request)] = frame
                 if len(self._requests) > self._limits.request_ids:
                     self._requests.popitem(last=False)
-            if self.state == FINISHED:
+            if self.state == FINISHED and self._run is None:
                 self.hub.close(End.FINISHED)
             return frame
 
@@ -439,15 +521,26 @@ class Authority:
                 del self._frames[:drop]
                 del self._owners[:drop]
                 self._first_frame += drop
-        self.hub.publish(self.sequence, frame, owner, decider)
+        if self._run is not None:
+            self._run.append((self.sequence, frame, owner, decider))
+        else:
+            self.hub.publish(self.sequence, frame, owner, decider)
         return frame
 
     async def follow(self, entries: list[Entry]) -> None:
-        """Apply entries another node wrote (a follower), in order, and publish them."""
+        """Apply entries another node wrote (a follower), in order, and publish them
+        to the watchers as one run."""
         async with self._lock:
-            for entry in entries:
-                if entry.sequence == self.sequence + 1:
-                    self._apply(log_entries.parse(entry.kind, entry.body))()
+            self._run = []
+            try:
+                for entry in entries:
+                    if entry.sequence == self.sequence + 1:
+                        self._apply(log_entries.parse(entry.kind, entry.body))()
+                self.hub.publish_many(self._run)
+                if self.state == FINISHED:
+                    self.hub.close(End.FINISHED)
+            finally:
+                self._run = None
 
     # ------------------------------------------------------------ bots, clock, life cycle
 

@@ -97,6 +97,9 @@ class Autoplay:
         """Play every pending decision of a bot seat, through the same path as anyone's."""
         game = self._game
         budget = self._runner.config.strong_budget
+        # People follow the game: a bot's move comes no sooner than `pace` after the last.
+        people = any(c not in game.settings.get("bots", {}) for c in game.seats.colours)
+        pace = self._runner.config.pace if people else 0.0
         while not self._stopped:
             pending = await game.pending_bot()
             if pending is None:
@@ -112,7 +115,11 @@ class Autoplay:
                 seed=seed_of(game.id, sequence),
             )
             try:
+                began = asyncio.get_running_loop().time()
                 action = await self._runner.think(job)
+                wait = pace - (asyncio.get_running_loop().time() - began)
+                if wait > 0:
+                    await asyncio.sleep(wait)
                 await game.submit(player, sequence, "", action)
             except ServiceError as error:
                 if error.reason == ServerReason.STALE_SEQUENCE:

@@ -52,6 +52,9 @@ class BotConfig:
     #: Think in separate (spawned) processes; False: in threads of the server's
     #: own process, which slows other games while a bot searches.
     processes: bool = True
+    #: Seconds a bot waits (thinking included) before it acts in a game with a
+    #: person's seat, so that people can follow; games of bots only never wait.
+    pace: float = 0.0
 
 
 def seed_of(game: str, sequence: int) -> int:

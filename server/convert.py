@@ -448,7 +448,6 @@ def settings_to_proto(settings: Mapping[str, Json]) -> pb.GameSettings:
         timeout_bot=LEVEL.get(settings.get("timeout_bot") or "", pb.BOT_LEVEL_UNSPECIFIED),
         leave_bot=LEVEL.get(settings.get("leave_bot") or "", pb.BOT_LEVEL_UNSPECIFIED),
         max_turn_decisions=int(settings.get("max_turn_decisions") or 0),
-        webhook_url=settings.get("webhook_url", ""),
     )
 
 
@@ -527,7 +526,7 @@ def frame(
 ) -> bytes:
     """The encoded ``WatchGameResponse`` holding one log entry.
 
-    ``view`` is the board when the game started; ``events`` and ``decision``
+    ``view`` is the board when the game started (or after a take-back); ``events`` and ``decision``
     what an action did and the decision after it.
     """
     if isinstance(entry, log.Acted):
@@ -546,6 +545,12 @@ def frame(
     elif isinstance(entry, log.Left):
         change = "seat_left"
         message = pb.SeatLeft(colour=COLOUR[entry.colour])
+    elif isinstance(entry, log.TakenBack):
+        assert view is not None, "a take-back carries the board after it"
+        change = "action_taken_back"
+        message = pb.ActionTakenBack(
+            player=COLOUR[entry.player], taken_back=entry.taken_back, view=view_to_proto(view)
+        )
     elif isinstance(entry, log.TakenOver):
         change = "seat_taken_over"
         message = pb.SeatTakenOver(

@@ -73,6 +73,14 @@ class ServerReason(StrEnum):
     TOO_MANY_WATCHES = "TOO_MANY_WATCHES"
     #: The server failed to answer; the request was not applied.
     INTERNAL_ERROR = "INTERNAL_ERROR"
+    #: TakeBack: the entry named is not the last entry of the log, or no decision.
+    TAKE_BACK_NOT_LAST = "TAKE_BACK_NOT_LAST"
+    #: TakeBack: the last decision is not the caller's own (another seat's, or a bot's).
+    TAKE_BACK_NOT_YOURS = "TAKE_BACK_NOT_YOURS"
+    #: TakeBack: a tile was drawn by the decision, so it cannot be undone.
+    TAKE_BACK_AFTER_DRAW = "TAKE_BACK_AFTER_DRAW"
+    #: A game's webhook URL does not start with a prefix the operator allowed.
+    WEBHOOK_NOT_ALLOWED = "WEBHOOK_NOT_ALLOWED"
 
 
 _CODES: dict[str, grpc.StatusCode] = {
@@ -99,6 +107,10 @@ _CODES: dict[str, grpc.StatusCode] = {
     ServerReason.RATE_LIMITED: grpc.StatusCode.RESOURCE_EXHAUSTED,
     ServerReason.TOO_MANY_WATCHES: grpc.StatusCode.RESOURCE_EXHAUSTED,
     ServerReason.INTERNAL_ERROR: grpc.StatusCode.INTERNAL,
+    ServerReason.TAKE_BACK_NOT_LAST: grpc.StatusCode.FAILED_PRECONDITION,
+    ServerReason.TAKE_BACK_NOT_YOURS: grpc.StatusCode.FAILED_PRECONDITION,
+    ServerReason.TAKE_BACK_AFTER_DRAW: grpc.StatusCode.FAILED_PRECONDITION,
+    ServerReason.WEBHOOK_NOT_ALLOWED: grpc.StatusCode.PERMISSION_DENIED,
     # The engine's reasons.
     Reason.MALFORMED_ACTION: grpc.StatusCode.INVALID_ARGUMENT,
     Reason.ILLEGAL_ACTION: grpc.StatusCode.FAILED_PRECONDITION,

@@ -146,6 +146,29 @@ class Hub:
         for watcher in lagging:
             self._watchers.discard(watcher)
 
+    def publish_many(self, items: list[tuple[int, bytes, str | None, str | None]]) -> None:
+        """Publish a run of entries ``(sequence, frame, owner, decider)`` at once.
+
+        Each watcher gets the frames it takes joined as one, so a run that
+        arrives together (a node catching up with another's entries) does not
+        count as a watcher falling behind.
+        """
+        if not items:
+            return
+        last = items[-1][0]
+        lagging = []
+        for watcher in self._watchers:
+            frames = [f for _, f, owner, _ in items if owner is None or watcher.skip != owner]
+            if not frames:
+                continue
+            release = watcher.hold_for is None or any(
+                decider is None or decider == watcher.hold_for for *_, decider in items
+            )
+            if not watcher.push(last, b"".join(frames), release):
+                lagging.append(watcher)
+        for watcher in lagging:
+            self._watchers.discard(watcher)
+
     def close(self, why: End) -> None:
         """End every watch (game over or shutdown)."""
         for watcher in self._watchers:

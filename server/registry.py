@@ -43,6 +43,7 @@ from server.storage.base import (
     Summary,
     Tokens,
 )
+from server.webhooks import Webhooks
 
 log = logging.getLogger(__name__)
 
@@ -76,16 +77,23 @@ class Registry:
         runner: BotRunner | None = None,
         *,
         idle: float = 30.0,
+        open_game_ttl: float = 0.0,
+        webhooks: Webhooks | None = None,
     ) -> None:
+        #: Checks new games' webhook URLs and sends the notices of the games played here.
+        self.webhooks = webhooks or Webhooks()
         self.store = store
         self._runner = runner
         self._limits = limits or Limits()
         #: Seconds a game nobody watches or plays here stays in memory.
         self.idle = idle
+        #: Seconds an open game that no person joined is kept (0: for ever).
+        self.open_game_ttl = open_game_ttl
         self._games: dict[str, Authority] = {}
         self._loading: dict[str, asyncio.Future[Authority]] = {}
         self._acquiring: dict[str, asyncio.Future[Authority | str]] = {}
-        self._catching_up: dict[str, asyncio.Task[None]] = {}
+        self._catching_up: dict[str, asyncio.Future[None]] = {}
+        self._behind: set[str] = set()  # followers told of entries not read yet
         self._tasks: list[asyncio.Task[None]] = []
         self._closed = False
         #: Games loaded from the store so far (figures for tests and benchmarks).
@@ -102,6 +110,8 @@ class Registry:
             asyncio.create_task(self._sweep(), name="registry-sweep"),
             asyncio.create_task(self._adopt(), name="registry-adopt"),
         ]
+        if self.open_game_ttl > 0:
+            self._tasks.append(asyncio.create_task(self._expire(), name="registry-expire"))
 
     def close(self, why: End) -> None:
         """Stop every game here and end every watch."""
@@ -140,7 +150,14 @@ class Registry:
         return game
 
     def _new(self, stored: Stored, *, owner: bool) -> Authority:
-        return Authority(stored, self.store, self._limits, runner=self._runner, owner=owner)
+        return Authority(
+            stored,
+            self.store,
+            self._limits,
+            runner=self._runner,
+            owner=owner,
+            webhooks=self.webhooks,
+        )
 
     async def find(self, name: str) -> Authority:
         """The game called ``name``, from memory or rebuilt from the store."""
@@ -161,6 +178,9 @@ class Registry:
         if stored is None:
             raise not_found(name)
         self.loads += 1
+        if stored.summary.state == FINISHED:
+            # A finished game never changes: answered from the store, not kept.
+            return self._new(stored, owner=False)
         # One node alone owns everything it loads; a shared store's copies follow first.
         game = self._new(stored, owner=not self.store.shared)
         old = self._games.get(gid)
@@ -330,16 +350,28 @@ class Registry:
                 continue
             if sequence and sequence <= game.sequence:
                 continue
+            self._behind.add(game.id)
             if game.id not in self._catching_up:
-                task = asyncio.ensure_future(self._catch_up(game))
-                self._catching_up[game.id] = task
-                task.add_done_callback(self._caught_up(game.id))
+                self._catching_up[game.id] = asyncio.ensure_future(self._follow(game))
 
-    def _caught_up(self, gid: str) -> Callable[[Any], None]:
-        def done(_: Any) -> None:
-            self._catching_up.pop(gid, None)
+    async def _follow(self, game: Authority) -> None:
+        """Catch up until no notification came in meanwhile.
 
-        return done
+        A notification that arrives while a read is under way may name an entry
+        that read could not see yet: it marks the game again, and it is read
+        again. The last check and the end of the task are one step, so no
+        notification falls between them.
+        """
+        try:
+            while game.id in self._behind and not game.broken:
+                self._behind.discard(game.id)
+                await self._catch_up(game)
+        except Exception:
+            log.exception("catching up failed", extra={"game": game.id})
+            game.break_off()
+        finally:
+            self._catching_up.pop(game.id, None)
+            self._behind.discard(game.id)
 
     async def _catch_up(self, game: Authority) -> None:
         """Apply every entry the store has after this copy's last one."""
@@ -374,6 +406,31 @@ class Registry:
                 task = asyncio.ensure_future(self.store.release(gid, game.epoch))
                 task.add_done_callback(_consume)
         return dropped
+
+    async def _expire(self) -> None:
+        """Delete open games that no person joined within ``open_game_ttl``."""
+        while True:
+            await asyncio.sleep(min(self.open_game_ttl / 4, 60.0))
+            try:
+                await self.expire_open()
+            except Exception:
+                log.exception("expiring open games failed")
+
+    async def expire_open(self) -> list[str]:
+        """One pass of :meth:`_expire`; returns the games deleted."""
+        gone: list[str] = []
+        while True:
+            batch = await self.store.expire(time.time() - self.open_game_ttl, 500)
+            for gid in batch:
+                game = self._games.pop(gid, None)
+                if game is not None:
+                    game.break_off()
+            gone.extend(batch)
+            if len(batch) < 500:
+                break
+        if gone:
+            log.info("open games expired", extra={"games": len(gone)})
+        return gone
 
     async def _adopt(self) -> None:
         """Load the games whose bots or clocks need a server (and, shared, have no owner)."""

@@ -34,6 +34,7 @@ class Seats:
         self.bots: dict[str, str] = dict(bots)
         #: Colour -> why a bot took the seat over.
         self.takeover: dict[str, str] = {}
+        self._summary: list[dict[str, Any]] | None = None  # until the seats change
 
     def taken(self, colour: str) -> bool:
         """Whether somebody (a person or a bot) holds ``colour``."""
@@ -61,25 +62,33 @@ class Seats:
 
     def join(self, colour: str, token_hash: str, name: str) -> Tokens:
         """A person takes ``colour``."""
+        self._summary = None
         self._tokens[colour] = token_hash
         self._names[colour] = name
         return Tokens(added=(token_hash,))
 
     def leave(self, colour: str) -> Tokens:
         """The person holding ``colour`` gives it up."""
+        self._summary = None
         token = self._tokens.pop(colour, None)
         self._names.pop(colour, None)
         return Tokens(removed=(token,) if token else ())
 
     def take_over(self, colour: str, level: str, reason: str) -> Tokens:
         """A bot of ``level`` takes ``colour`` (its person's token stops working)."""
+        self._summary = None
         token = self._tokens.pop(colour, None)
         self.bots[colour] = level
         self.takeover[colour] = reason
         return Tokens(removed=(token,) if token else ())
 
     def summary(self) -> list[dict[str, Any]]:
-        """Each seat as stored in the game's summary."""
+        """Each seat as stored in the game's summary (the same list until the seats change)."""
+        if self._summary is None:
+            self._summary = self._summarize()
+        return self._summary
+
+    def _summarize(self) -> list[dict[str, Any]]:
         return [
             {
                 "colour": c,

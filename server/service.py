@@ -170,10 +170,16 @@ class GameService:
             "display_name": display_name(request.settings.display_name),
             "auto_start": request.settings.auto_start,
             **_bot_settings(request.settings, seats),
+            **self.registry.webhooks.settings(request.settings.webhook_url),
         }
         self.guard.new_game(context)
         game = await self.registry.create(seats, settings)
-        return spb.CreateGameResponse(game=convert.game_to_proto(game.resource()))
+        # The webhook's URL and secret go to the creator alone (other callers see neither).
+        created = convert.game_to_proto(game.resource())
+        created.settings.webhook_url = settings.get("webhook_url", "")
+        return spb.CreateGameResponse(
+            game=created, webhook_secret=settings.get("webhook_secret", "")
+        )
 
     async def JoinGame(self, request: spb.JoinGameRequest, context: Any) -> Message:
         """Take a seat and hand out its token."""
@@ -273,6 +279,20 @@ class GameService:
         await self.registry.refresh(game)
         return convert.record_response(game.record())
 
+    async def TakeBack(self, request: spb.TakeBackRequest, context: Any) -> bytes:
+        """Take back the caller's own last decision."""
+        game = await self._owner(request.name, context)
+        colour = await self.registry.seat(game, _token(context), required=True)
+        assert colour is not None
+        if not 1 <= len(request.request_id) <= MAX_REQUEST_ID:
+            raise invalid(
+                f"request_id must have 1 to {MAX_REQUEST_ID} characters", field="request_id"
+            )
+        if request.sequence < 1:
+            raise invalid("sequence must be positive", field="sequence")
+        # TakeBackResponse and SubmitActionResponse encode their entry alike.
+        return await game.take_back(colour, request.sequence, request.request_id)
+
     async def ListGameEntries(self, request: spb.ListGameEntriesRequest, context: Any) -> bytes:
         """A page of a game's public log."""
         if request.page_size < 0:
@@ -316,6 +336,7 @@ _UNARY: dict[str, type[Message]] = {
     "LeaveGame": spb.LeaveGameRequest,
     "GetGameRecord": spb.GetGameRecordRequest,
     "ListGameEntries": spb.ListGameEntriesRequest,
+    "TakeBack": spb.TakeBackRequest,
 }
 
 

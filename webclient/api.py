@@ -30,6 +30,7 @@ from webclient.limits import (
     StreamLimits,
 )
 from webclient.openapi import document
+from webclient.reference import page
 from webclient.upstream import Upstream, UpstreamError
 from webclient.wire import from_json, to_json
 
@@ -177,15 +178,51 @@ def list_games() -> Response:
         state = request.args.get("state")
         if state:
             message.state = pb.GameState.Value(state) if not state.isdigit() else int(state)  # type: ignore[assignment]
+        message.open_seats = _flag(request.args.get("open_seats"))
     except ValueError as error:
         return _bad_request(str(error))
     return _answer("ListGames", message)
 
 
+def _flag(value: str | None) -> bool:
+    """A boolean query parameter: true/1, false/0 or absent."""
+    if value in (None, "", "false", "0"):
+        return False
+    if value in ("true", "1"):
+        return True
+    raise ValueError(f"{value!r} is not true or false")
+
+
 @api.get("/games/<game>")
 def get_game(game: str) -> Response:
-    """GetGame, as the caller's seat (with a token) or as a spectator."""
-    return _answer("GetGame", spb.GetGameRequest(name=_name(game)))
+    """GetGame, as the caller's seat (with a token) or as a spectator; ``?at_sequence=N``
+    for the game right after entry N, as a spectator saw it."""
+    message = spb.GetGameRequest(name=_name(game))
+    at = request.args.get("at_sequence")
+    if at is not None:
+        try:
+            message.at_sequence = int(at)
+        except ValueError:
+            return _bad_request("at_sequence must be a sequence number")
+    return _answer("GetGame", message)
+
+
+@api.get("/games/<game>/entries")
+def list_game_entries(game: str) -> Response:
+    """ListGameEntries; ``after_sequence`` and ``page_size`` are query parameters."""
+    message = spb.ListGameEntriesRequest(name=_name(game))
+    try:
+        message.after_sequence = int(request.args.get("after_sequence", "0"))
+        message.page_size = int(request.args.get("page_size", "0"))
+    except ValueError:
+        return _bad_request("after_sequence and page_size must be numbers")
+    return _answer("ListGameEntries", message)
+
+
+@api.post("/games/<game>/take-back")
+def take_back(game: str) -> Response:
+    """TakeBack."""
+    return _call("TakeBack", spb.TakeBackRequest(), name=_name(game))
 
 
 @api.post("/games/<game>/join")
@@ -245,11 +282,14 @@ def watch_game(game: str) -> Response:
         return answer
     try:
         # Nothing is held for a game that does not exist; a position past the
-        # game's end is a position from the start.
-        current = _upstream().call("GetGame", spb.GetGameRequest(name=_name(game)))
-        assert isinstance(current, spb.GetGameResponse)
-        if after is not None and after > current.snapshot.sequence:
-            after = None
+        # game's end is a position from the start. A game with a live feed exists,
+        # and is known as far as the feed's last entry.
+        live = _hub().live(_name(game))
+        if live is None or (after is not None and after > live.last):
+            current = _upstream().call("GetGame", spb.GetGameRequest(name=_name(game)))
+            assert isinstance(current, spb.GetGameResponse)
+            if after is not None and after > current.snapshot.sequence:
+                after = None
         feed = _hub().feed(_name(game), after)
     except UpstreamError as error:
         close()
@@ -269,3 +309,9 @@ def watch_game(game: str) -> Response:
 def openapi() -> Response:
     """The OpenAPI document of this API."""
     return jsonify(document())
+
+
+@api.get("/reference")
+def reference() -> Response:
+    """The API's reference for people, its examples aimed at this gateway."""
+    return Response(page(request.host_url), mimetype="text/html")

@@ -21,7 +21,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from server.gen.tongiaki.v1 import game_pb2 as pb
-from server.gen.tongiaki.v1 import game_service_pb2 as spb
 from webclient.upstream import Upstream, UpstreamError, responses
 from webclient.wire import to_json
 
@@ -88,6 +87,11 @@ class Feed:
         return self._base + len(self._frames)
 
     @property
+    def current(self) -> bool:
+        """Whether the feed holds the game's board (it has heard from the server)."""
+        return self._latest is not None
+
+    @property
     def subscribers(self) -> int:
         """Browsers currently attached."""
         return self._subscribers
@@ -136,41 +140,25 @@ class Feed:
         if self._stopped:
             self._call.cancel()
         pending: list[pb.LogEntry] = []
-        fetched: spb.GetGameResponse | None = None
         for response in responses(self._call):
             if response.HasField("snapshot"):
                 self._reset(response.snapshot)
-                pending, fetched = [], None
+                pending = []
             pending.extend(response.entries)
+            # Every message carries the game after it (include_latest): no GetGame needed.
             latest = response.latest if response.HasField("latest") else None
-            if latest is not None and (not pending or latest.sequence == pending[-1].sequence):
-                if pending:
-                    self._publish(pending, latest)
-                    pending, fetched = [], None
-                elif self._latest is None:
-                    self._adopt(latest)
+            if latest is None:
                 continue
-            # A server that sends no ``latest``: the board is fetched after the batch.
             if not pending:
-                if self._latest is None:
-                    self._adopt(self._get().snapshot)
-                continue
-            target = pending[-1].sequence
-            if fetched is None or fetched.snapshot.sequence < target:
-                fetched = self._get()
-            if fetched.snapshot.sequence == target:
-                self._publish(pending, fetched.snapshot)
-                pending, fetched = [], None
-
-    def _get(self) -> spb.GetGameResponse:
-        answer = self.upstream.call("GetGame", spb.GetGameRequest(name=self.name))
-        assert isinstance(answer, spb.GetGameResponse)
-        return answer
+                self._adopt(latest)
+            elif latest.sequence == pending[-1].sequence:
+                self._publish(pending, latest)
+                pending = []
 
     def _adopt(self, snapshot: pb.GameSnapshot) -> None:
         """Take a snapshot as the latest if it is exactly where the feed is."""
         with self._cond:
-            if snapshot.sequence == self.last:
+            if self._latest is None and snapshot.sequence == self.last:
                 self._latest = frame("snapshot", to_json(snapshot), self.last)
                 self._cond.notify_all()
 
@@ -311,6 +299,13 @@ class FeedHub:
                 self._feeds[name] = feed
                 feed.start()
             return feed
+
+    def live(self, name: str) -> Feed | None:
+        """The feed of game ``name`` if one runs and holds the game's board (the game
+        exists, and is known as far as the feed's ``last``), else None."""
+        with self._lock:
+            feed = self._feeds.get(name)
+        return feed if feed is not None and not feed.stopped and feed.current else None
 
     def _forget(self, feed: Feed) -> None:
         with self._lock:

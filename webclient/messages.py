@@ -31,6 +31,16 @@ COLOURS = [
     N_("colour.unspecified"),
 ]
 
+PLAYERS = [
+    N_("player.yellow"),
+    N_("player.orange"),
+    N_("player.red"),
+    N_("player.green"),
+    N_("player.blue"),
+    N_("player.purple"),
+    N_("player.unspecified"),
+]
+
 DIRECTIONS = [N_("dir.0"), N_("dir.1"), N_("dir.2"), N_("dir.3"), N_("dir.4"), N_("dir.5")]
 
 CONNECTION = [
@@ -77,15 +87,22 @@ ERRORS = [
     N_("error.SEQUENCE_OUT_OF_RANGE"),
     N_("error.SHUTTING_DOWN"),
     N_("error.STALE_SEQUENCE"),
+    N_("error.TAKE_BACK_AFTER_DRAW"),
+    N_("error.TAKE_BACK_NOT_LAST"),
+    N_("error.TAKE_BACK_NOT_YOURS"),
     N_("error.TOKEN_INVALID"),
     N_("error.TOKEN_MISSING"),
     N_("error.TOKEN_WRONG_GAME"),
     N_("error.UNKNOWN_PLAYER"),
     N_("error.UPSTREAM_ERROR"),
     N_("error.WATCH_LAGGING"),
+    N_("error.WEBHOOK_NOT_ALLOWED"),
 ]
 
 EVENTS = [
+    N_("log.action_taken_back"),
+    N_("log.sea_crossed_free"),
+    N_("log.seat_joined_unnamed"),
     N_("log.ships_placed.settle"),
     N_("log.ships_placed.setup"),
     N_("log.ships_placed.single"),
@@ -94,6 +111,8 @@ EVENTS = [
     Np_("log.ships_placed.unspecified", "log.ships_placed.unspecified"),
     Np_("log.emigrated", "log.emigrated"),
     Np_("log.landed", "log.landed"),
+    Np_("log.sea_crossed", "log.sea_crossed"),
+    Np_("log.voyage_failed", "log.voyage_failed"),
     Np_("log.settlement_started", "log.settlement_started"),
     Np_("log.stranded", "log.stranded"),
 ]
@@ -101,8 +120,60 @@ EVENTS = [
 COUNTED = [
     Np_("board.points", "board.points"),
     Np_("decision.more", "decision.more"),
+    Np_("decision.options", "decision.options"),
+    Np_("howto.diagram_voyage", "howto.diagram_voyage"),
     Np_("lobby.seats_taken", "lobby.seats_taken"),
+    Np_("lobby.clock_seconds", "lobby.clock_seconds"),
+    Np_("playback.skip", "playback.skip"),
+    Np_("seats.open_count", "seats.open_count"),
+    Np_("pick.more_beaches", "pick.more_beaches"),
+    Np_("pick.up_to_beaches", "pick.up_to_beaches"),
+    Np_("pick.more_ships", "pick.more_ships"),
+    Np_("stack.island_tiles", "stack.island_tiles"),
+    Np_("stack.sea_tiles", "stack.sea_tiles"),
+    Np_("text.count_colour", "text.count_colour"),
 ]
+
+#: Every placeholder the catalogs use, by what the client puts there. A number of
+#: things is always ``count``, in a message with plural forms; every other number
+#: is a label ("beach 2", "danger 3", "Island tiles: 5"), never followed by a noun.
+NUMBER_PLACEHOLDERS = frozenset(
+    {"count", "taken", "beach", "danger", "points", "q", "r", "island_tiles", "sea_tiles"}
+    # Labels of the screens for following a game: a place, a replay step, tie-break figures.
+    | {"rank", "total", "at", "last", "a", "b"}
+)
+TEXT_PLACEHOLDERS = frozenset(
+    {
+        "arrangement",
+        "beaches",
+        "colour",
+        "first",
+        "second",
+        "direction",
+        "from",
+        "island",
+        "islands",
+        "name",
+        "option",
+        "owner",
+        "player",
+        "reason",
+        "seas",
+        "ships",
+        "tile",
+        "tiles",
+        # A turn's acts, the winners, the clock's time.
+        "acts",
+        "players",
+        "time",
+    }
+)
+
+#: Captions of the "How to play" diagrams (howto.js fills them from static/howto.json).
+DIAGRAMS = [N_("howto.diagram_start"), N_("howto.diagram_landing")]
+
+#: The acts a turn may offer, listed in the turn's instruction.
+ACTS = [N_("act.expand"), N_("act.royal"), N_("act.settle"), N_("act.tonga"), N_("act.single")]
 
 STATES = [N_("state.open"), N_("state.active"), N_("state.finished"), N_("state.unspecified")]
 
@@ -138,5 +209,8 @@ TILES = [
     N_("tile.tubuai"),
     N_("tile.tuvalu"),
 ]
+
+#: Two sentences in a row (a landing, then the ships that went home).
+SENTENCES = [N_("text.sentences")]
 
 BOTS = [N_("bot.random"), N_("bot.greedy"), N_("bot.strong")]

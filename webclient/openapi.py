@@ -37,11 +37,112 @@ OPERATIONS: list[tuple[str, str, str, bool]] = [
     ("/api/v1/games/{game}/actions", "post", "SubmitAction", True),
     ("/api/v1/games/{game}/leave", "post", "LeaveGame", True),
     ("/api/v1/games/{game}/record", "get", "GetGameRecord", False),
+    ("/api/v1/games/{game}/take-back", "post", "TakeBack", True),
+    ("/api/v1/games/{game}/entries", "get", "ListGameEntries", False),
 ]
+
+#: Operations whose request fields (but the game's name) are query parameters.
+QUERY = frozenset({"ListGames", "GetGame", "ListGameEntries"})
 
 #: RPCs with no HTTP operation: a client-side stream of actions is, over HTTP, a
 #: POST to /actions per action.
 GRPC_ONLY = frozenset({"SubmitActions"})
+
+#: What each operation does, for people: (summary, description).
+TEXT: dict[str, tuple[str, str]] = {
+    "CreateGame": (
+        "Create a game",
+        "Seats are 2 to 6 distinct colours in seat order; seat 0 starts. Settings are"
+        " optional: a display name, `auto_start`, bot seats, a turn clock, the bot that"
+        " takes over, and a `webhook_url` (see docs/embedding.md). No token needed; the"
+        " answer's `game.name` is `games/{game}`.",
+    ),
+    "ListGames": (
+        "List games",
+        "Oldest first, one page at a time: `page_size` (up to 1000, default 50), the"
+        " `page_token` of the previous answer's `next_page_token`, and `state` to keep"
+        " only open, active or finished games; `open_seats=true` keeps games with a seat"
+        " to take.",
+    ),
+    "GetGame": (
+        "Get a game as you see it",
+        "With a seat token, the seat's view; without, a spectator's. `snapshot.view`"
+        " (the board and the pending decision with its options) is absent until the game"
+        " starts. `at_sequence=N`: the game right after entry N, as a spectator saw it"
+        " (for replays).",
+    ),
+    "JoinGame": (
+        "Take a seat",
+        "`colour` picks the seat (unspecified: the first open one). The answer's"
+        " `seat_token` is the seat's secret: send it as `Authorization: Bearer <token>`"
+        " and never in a URL.",
+    ),
+    "StartGame": (
+        "Start the game",
+        "Once every seat is taken (SEATS_OPEN before); needs the seat token of any seat"
+        " of the game. The body may be empty.",
+    ),
+    "SubmitAction": (
+        "Make a decision",
+        "`action` is one of the pending decision's `options`, sent back unchanged (or"
+        " `action_json`, its JSON form). `sequence` is the game's sequence the choice was"
+        " made at: a stale one is refused with STALE_SEQUENCE. A retry with the same"
+        " `request_id` returns the first answer instead of acting twice.",
+    ),
+    "LeaveGame": (
+        "Give up your seat",
+        "The token stops working and the seat is open again (in a started game with"
+        " `settings.leave_bot`, a bot takes it over). The body may be empty.",
+    ),
+    "GetGameRecord": (
+        "Get a finished game's record",
+        "Seats, the stack (top first) and every action: public once the game is over"
+        " (GAME_NOT_FINISHED before). `record_json` is the engine's record, which"
+        " `python -m engine replay` reads.",
+    ),
+    "TakeBack": (
+        "Take back your last decision",
+        "`sequence` is the entry to take back: your own last decision, which must be the"
+        " last entry of the log (TAKE_BACK_NOT_LAST otherwise, TAKE_BACK_NOT_YOURS for"
+        " another seat's or a bot's); refused once it drew a tile (TAKE_BACK_AFTER_DRAW)."
+        " Recorded as an `action_taken_back` entry with the board after it. A retry with"
+        " the same `request_id` returns the first answer.",
+    ),
+    "ListGameEntries": (
+        "Read a game's log",
+        "The whole public log of a running or finished game, oldest first:"
+        " `after_sequence` (0: from the first entry) and `page_size` (default 500, up to"
+        " 2000); `more` says whether entries follow the page.",
+    ),
+}
+
+#: A request body for each operation with one: real values, accepted as they are.
+EXAMPLES: dict[str, dict[str, Any]] = {
+    "CreateGame": {
+        "seats": ["COLOUR_YELLOW", "COLOUR_RED", "COLOUR_BLUE"],
+        "settings": {
+            "display_name": "Friday evening",
+            "bots": [{"colour": "COLOUR_BLUE", "level": "BOT_LEVEL_GREEDY"}],
+            "turn_timeout_seconds": 300,
+            "timeout_bot": "BOT_LEVEL_RANDOM",
+        },
+    },
+    "JoinGame": {"colour": "COLOUR_YELLOW", "display_name": "Ana"},
+    "StartGame": {},
+    "TakeBack": {"sequence": "4", "request_id": "9a1b77c2e3f0"},
+    "SubmitAction": {
+        "sequence": "3",
+        "request_id": "5f2c9e1a07d4",
+        "action": {"setup": {"beach": {"q": 0, "r": 0, "index": 0}}},
+    },
+    "LeaveGame": {},
+}
+
+#: Query parameters' examples.
+QUERY_EXAMPLES: dict[str, Any] = {"page_size": 20, "state": "GAME_STATE_OPEN"}
+
+#: Where the human reference page is served.
+REFERENCE_PATH = "/api/v1/reference"
 
 
 def _ref(descriptor: Descriptor | EnumDescriptor) -> dict[str, Any]:
@@ -131,9 +232,11 @@ def document() -> dict[str, Any]:
     for path, verb, rpc, has_body in OPERATIONS:
         method = service.methods_by_name[rpc]
         request, response = method.input_type, method.output_type
+        summary, description = TEXT[rpc]
         operation: dict[str, Any] = {
             "operationId": rpc,
-            "summary": f"tongiaki.v1.GameService/{rpc}",
+            "summary": summary,
+            "description": f"{description}\n\ngRPC: `tongiaki.v1.GameService/{rpc}`.",
             "security": [{}, {"seatToken": []}],
             "responses": {
                 "200": {"content": {"application/json": {"schema": _ref(response)}}},
@@ -161,29 +264,33 @@ def document() -> dict[str, Any]:
                 "content": {
                     "application/json": {
                         "schema": _ref(request),
-                        "example": {}
-                        if rpc != "SubmitAction"
-                        else {
-                            "sequence": "12",
-                            "request_id": "b1f0c2",
-                            "action_json": '{"act":"settle"}',
-                        },
+                        "example": EXAMPLES[rpc],
                     }
                 },
                 "description": "the request message; `name` comes from the path",
             }
-        elif rpc == "ListGames":
+        elif rpc in QUERY:
             for field in request.fields:
-                parameters.append({"name": field.name, "in": "query", "schema": _field(field)})
+                if field.name == "name":
+                    continue
+                parameter: dict[str, Any] = {
+                    "name": field.name,
+                    "in": "query",
+                    "schema": _field(field),
+                }
+                if field.name in QUERY_EXAMPLES:
+                    parameter["example"] = QUERY_EXAMPLES[field.name]
+                parameters.append(parameter)
         if parameters:
             operation["parameters"] = parameters
         paths.setdefault(path, {})[verb] = operation
     paths["/api/v1/games/{game}/events"] = {
         "get": {
             "operationId": "WatchGame",
-            "summary": "tongiaki.v1.GameService/WatchGame as Server-Sent Events",
+            "summary": "Follow a game live (Server-Sent Events)",
             "description": (
-                "Events `snapshot` (data: GameSnapshot) and `entry` (data: {sequence, entry:"
+                "gRPC: `tongiaki.v1.GameService/WatchGame`, as Server-Sent Events."
+                " Events `snapshot` (data: GameSnapshot) and `entry` (data: {sequence, entry:"
                 " LogEntry, snapshot?: GameSnapshot after the entry}), each with `id` = its"
                 " sequence number; `end` once a finished game has been sent whole; `failure`"
                 " (data: an error body) when the game cannot be watched. Reconnecting with"
@@ -208,7 +315,8 @@ def document() -> dict[str, Any]:
             "version": "v1",
             "description": (
                 "The tongiaki.v1.GameService over HTTP and JSON (proto3 JSON mapping);"
-                f" gRPC only: {', '.join(sorted(GRPC_ONLY))}."
+                f" gRPC only: {', '.join(sorted(GRPC_ONLY))}. A page for people, with"
+                f" examples: {REFERENCE_PATH}."
             ),
         },
         "paths": paths,

@@ -1,9 +1,13 @@
 """``python -m webclient``: the game server and the web gateway together.
 
-Starts ``python -m server`` as a child process on a free local port (data in
-./data unless told otherwise), then the gateway in front of it, and prints the
-address to open. With ``--server HOST:PORT`` it joins a game server that is
-already running instead. Ctrl-C stops both.
+Starts ``python -m server`` as a child process on 127.0.0.1, port 50051 unless
+``--game-port`` says otherwise (data in ./data unless told otherwise), then the
+gateway in front of it, and prints both addresses: the page to open and the
+game server's, for gRPC clients. With ``--nodes N --database postgresql://…``
+it starts N game servers on one PostgreSQL database (ports from --game-port
+on, or free ones) and spreads the gateway's calls over them. With ``--server
+HOST:PORT[,HOST:PORT…]`` it joins game servers that are already running
+instead. Ctrl-C stops everything.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import argparse
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -22,16 +27,34 @@ from typing import IO
 from webclient.app import close_app, create_app
 from webclient.wsgi import Gateway
 
+#: Where ``python -m webclient`` starts the game server (gRPC's usual port).
+GAME_HOST = "127.0.0.1"
+GAME_PORT = 50051
+
+
+def listening(host: str, port: int) -> bool:
+    """Whether some process listens on ``host:port`` already."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # TIME_WAIT is no owner
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return True
+    return False
+
 
 class ServerProcess:
-    """``python -m server`` as a child process; its port is read from its log."""
+    """``python -m server`` as a child process; its port (0: a free one) is read from its log."""
 
     def __init__(
         self,
         data_dir: Path,
         host: str = "127.0.0.1",
         quiet: bool = False,
-        extra: Sequence[str] = (),
+        port: int = 0,
+        database: str | None = None,
+        *,
+        args: Sequence[str] = (),
     ) -> None:
         self.quiet = quiet
         self.process = subprocess.Popen(
@@ -42,14 +65,15 @@ class ServerProcess:
                 "--host",
                 host,
                 "--port",
-                "0",
+                str(port),
                 "--data-dir",
                 str(data_dir),
                 # The gateway (on this machine) names each browser's address, so
                 # the server's per-client limits count browsers, not the gateway.
                 "--trusted-proxy",
                 "127.0.0.1",
-                *extra,
+                *(["--database", database] if database else []),
+                *args,
             ],
             stderr=subprocess.PIPE,
             text=True,
@@ -104,7 +128,24 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--server",
         default=env("TONGIAKI_SERVER"),
-        help="HOST:PORT of a running game server (default: start one)",
+        help="HOST:PORT of a running game server, or several comma-separated (default: start one)",
+    )
+    parser.add_argument(
+        "--nodes",
+        type=int,
+        default=int(env("TONGIAKI_NODES", "1")),
+        help="game servers to start, all on --database (more than one needs PostgreSQL)",
+    )
+    parser.add_argument(
+        "--database",
+        default=env("TONGIAKI_DATABASE") or None,
+        help="postgresql://… for the game servers it starts (default: SQLite in --data-dir)",
+    )
+    parser.add_argument(
+        "--game-port",
+        type=int,
+        default=int(env("TONGIAKI_GAME_PORT", str(GAME_PORT))),
+        help=f"port of the game server it starts (default {GAME_PORT}; 0 picks a free port)",
     )
     parser.add_argument(
         "--data-dir",
@@ -136,16 +177,35 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def ready_line(url: str, target: str) -> str:
+    """What ``make run`` prints once both are up: the page to open and the gRPC address."""
+    return f"Tongiaki is running: open {url}/ (game server {target} for gRPC clients)"
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Run until interrupted."""
     args = parse(argv)
-    child = None
+    children: list[ServerProcess] = []
     if args.server:
         target = args.server
     else:
+        shared = str(args.database or "").startswith(("postgresql://", "postgres://"))
+        if args.nodes < 1 or (args.nodes > 1 and not shared):
+            sys.exit("--nodes above 1 needs --database postgresql://… (the nodes share it)")
         args.data_dir.mkdir(parents=True, exist_ok=True)
-        child = ServerProcess(args.data_dir)
-        target = child.target
+        ports = [args.game_port + i if args.game_port else 0 for i in range(args.nodes)]
+        for port in ports:
+            if port and listening(GAME_HOST, port):
+                # Refused before anything starts, with the flag that picks another.
+                sys.exit(
+                    f"port {port} is taken: --game-port (or TONGIAKI_GAME_PORT) picks"
+                    " another, 0 a free one; --server HOST:PORT uses a running game server"
+                )
+        for port in ports:
+            children.append(
+                ServerProcess(args.data_dir, GAME_HOST, port=port, database=args.database)
+            )
+        target = ",".join(child.target for child in children)
     if (args.tls_cert is None) != (args.tls_key is None):
         raise SystemExit("--tls-cert and --tls-key go together")
     app = create_app(
@@ -159,15 +219,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         signal.signal(sig, lambda *_: stop.set())
     try:
         url = gateway.start()
-        print(f"Tongiaki is running: open {url}/ (game server {target})", flush=True)
+        print(ready_line(url, target), flush=True)
         while not stop.wait(1.0):
-            if child is not None and child.process.poll() is not None:
+            stopped = [c for c in children if c.process.poll() is not None]
+            if children and len(stopped) == len(children):
                 print("the game server stopped", file=sys.stderr)
                 break
     finally:
         close_app(app)
         gateway.stop()
-        if child is not None:
+        for child in children:
             child.stop()
 
 

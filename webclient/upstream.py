@@ -8,6 +8,7 @@ the server becomes an :class:`UpstreamError` carrying the gRPC status and the
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,7 @@ from google.protobuf.message import Message
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
+from server import channels
 from server.gen.tongiaki.v1 import game_service_pb2 as spb
 from server.gen.tongiaki.v1 import game_service_pb2_grpc as sgrpc
 
@@ -113,12 +115,15 @@ class Upstream:
     def __init__(self, target: str, timeout: float = 10.0, ca: Path | bool | None = None) -> None:
         self.target = target
         self.timeout = timeout
+        credentials = None
         if ca:
-            roots = ca.read_bytes() if isinstance(ca, Path) else None
-            self.channel = grpc.secure_channel(target, grpc.ssl_channel_credentials(roots))
-        else:
-            self.channel = grpc.insecure_channel(target)
+            credentials = grpc.ssl_channel_credentials(
+                ca.read_bytes() if isinstance(ca, Path) else None
+            )
+        self.channel = channels.channel(target, credentials)
         self.stub = sgrpc.GameServiceStub(self.channel)
+        #: Unary calls made so far, by method.
+        self.calls: Counter[str] = Counter()
 
     def call(
         self, method: str, request: Message, token: str | None = None, client: str = ""
@@ -129,6 +134,7 @@ class Upstream:
         metadata = bearer(token)
         if client:
             metadata.append((FORWARDED_FOR, client))
+        self.calls[method] += 1
         try:
             response: Message = rpc(request, metadata=metadata, timeout=self.timeout)
         except grpc.RpcError as error:

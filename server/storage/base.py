@@ -60,11 +60,19 @@ class Summary:
     #: When the server must act on the game by itself (seconds since the epoch):
     #: a bot's decision is due now, a turn clock runs out then. None: nothing to do.
     attention: float | None = None
+    #: Whether the state, seats or result may differ from the last summary written
+    #: (False: only ``sequence`` and ``attention`` moved, a store may write just those).
+    changed: bool = True
 
     @property
     def open_seats(self) -> int:
         """Seats nobody holds."""
         return sum(1 for seat in self.seats if not seat["occupied"])
+
+    @property
+    def people(self) -> int:
+        """Seats a person holds."""
+        return sum(1 for seat in self.seats if seat["occupied"] and not seat["bot"])
 
 
 @dataclass(frozen=True)
@@ -184,6 +192,10 @@ class Store(abc.ABC):
     @abc.abstractmethod
     async def token_game(self, token_hash: str) -> str | None:
         """The game a seat token belongs to."""
+
+    @abc.abstractmethod
+    async def expire(self, created_before: float, limit: int) -> list[str]:
+        """Delete open games created before then that no person holds a seat of."""
 
     def listen(self, listener: Listener) -> None:  # noqa: B027 - optional for one-node stores
         """Be told of entries other nodes append (stores shared by several nodes)."""

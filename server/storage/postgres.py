@@ -72,6 +72,7 @@ CREATE TABLE IF NOT EXISTS games (
     state      text NOT NULL,
     sequence   bigint NOT NULL,
     open_seats integer NOT NULL,
+    people     integer NOT NULL,
     seat_info  text NOT NULL,
     result     text,
     attention  double precision,
@@ -82,6 +83,7 @@ CREATE INDEX IF NOT EXISTS games_by_state ON games (state, ordinal);
 CREATE INDEX IF NOT EXISTS games_with_open_seats ON games (ordinal) WHERE open_seats > 0;
 CREATE INDEX IF NOT EXISTS games_due ON games (attention) WHERE attention IS NOT NULL;
 CREATE INDEX IF NOT EXISTS games_by_owner ON games (owner) WHERE owner IS NOT NULL;
+CREATE INDEX IF NOT EXISTS games_open_unheld ON games (created) WHERE state = 'open' AND people = 0;
 CREATE TABLE IF NOT EXISTS entries (
     game text NOT NULL,
     seq  bigint NOT NULL,
@@ -95,12 +97,15 @@ CREATE TABLE IF NOT EXISTS tokens (
 );
 
 CREATE OR REPLACE FUNCTION tongiaki_append(
-    g text, s bigint, k text, b text, e bigint, st text, os integer, si text, res text,
-    att double precision, added text[], removed text[]
+    g text, s bigint, k text, b text, e bigint, st text, os integer, ppl integer, si text,
+    res text, att double precision, added text[], removed text[]
 ) RETURNS boolean LANGUAGE plpgsql AS $$
 BEGIN
-    UPDATE games SET sequence = s, state = st, open_seats = os, seat_info = si, result = res,
-                     attention = att
+    -- A null state: only the sequence and the attention time moved.
+    UPDATE games SET sequence = s, attention = att,
+                     state = coalesce(st, state), open_seats = coalesce(os, open_seats),
+                     people = coalesce(ppl, people), seat_info = coalesce(si, seat_info),
+                     result = CASE WHEN st IS NULL THEN result ELSE res END
      WHERE id = g AND sequence = s - 1 AND epoch = e
        AND EXISTS (SELECT 1 FROM nodes n
                     WHERE n.id = games.owner AND n.lease_until > clock_timestamp());
@@ -108,9 +113,13 @@ BEGIN
         RETURN false;
     END IF;
     INSERT INTO entries (game, seq, kind, body) VALUES (g, s, k, b);
-    INSERT INTO tokens (hash, game) SELECT t, g FROM unnest(added) AS t
-        ON CONFLICT (hash) DO UPDATE SET game = EXCLUDED.game;
-    DELETE FROM tokens WHERE hash = ANY (removed);
+    IF cardinality(added) > 0 THEN
+        INSERT INTO tokens (hash, game) SELECT t, g FROM unnest(added) AS t
+            ON CONFLICT (hash) DO UPDATE SET game = EXCLUDED.game;
+    END IF;
+    IF cardinality(removed) > 0 THEN
+        DELETE FROM tokens WHERE hash = ANY (removed);
+    END IF;
     PERFORM pg_notify('tongiaki_entries', g || ':' || s);
     RETURN true;
 END $$;
@@ -315,8 +324,8 @@ class PostgresStore(Store):
         """Write a new game, owned by this node at epoch 1."""
         return self._put(
             "INSERT INTO games (id, ordinal, seats, stack, settings, created, state, sequence,"
-            " open_seats, seat_info, result, attention, owner, epoch)"
-            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, 1)",
+            " open_seats, people, seat_info, result, attention, owner, epoch)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, 1)",
             (
                 setup.id,
                 setup.ordinal,
@@ -327,6 +336,7 @@ class PostgresStore(Store):
                 summary.state,
                 summary.sequence,
                 summary.open_seats,
+                summary.people,
                 dumps(summary.seats),
                 None if summary.result is None else dumps(summary.result),
                 summary.attention,
@@ -337,17 +347,24 @@ class PostgresStore(Store):
     def append(self, game: str, entry: Entry, summary: Summary, tokens: Tokens, epoch: int) -> Any:
         """Write an entry through ``tongiaki_append`` (which checks order and owner)."""
         return self._put(
-            "SELECT tongiaki_append(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            "SELECT tongiaki_append(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
             (
                 game,
                 entry.sequence,
                 entry.kind,
                 dumps(entry.body),
                 epoch,
-                summary.state,
-                summary.open_seats,
-                dumps(summary.seats),
-                None if summary.result is None else dumps(summary.result),
+                *(
+                    (
+                        summary.state,
+                        summary.open_seats,
+                        summary.people,
+                        dumps(summary.seats),
+                        None if summary.result is None else dumps(summary.result),
+                    )
+                    if summary.changed
+                    else (None, None, None, None, None)
+                ),
                 summary.attention,
                 list(tokens.added),
                 list(tokens.removed),
@@ -524,6 +541,23 @@ class PostgresStore(Store):
                 (self.node, limit),
             )
             return [str(gid) for (gid,) in await cursor.fetchall()]
+
+    async def expire(self, created_before: float, limit: int) -> list[str]:
+        """Delete open games no person holds a seat of, created before then.
+
+        A join that commits first keeps its game: the delete re-checks each row
+        it waited for.
+        """
+        async with self._reader() as conn, conn.transaction():
+            cursor = await conn.execute(
+                "DELETE FROM games WHERE id IN (SELECT id FROM games WHERE state = 'open'"
+                " AND people = 0 AND created < %s ORDER BY created LIMIT %s)"
+                " AND state = 'open' AND people = 0 RETURNING id",
+                (created_before, limit),
+            )
+            done = [str(gid) for (gid,) in await cursor.fetchall()]
+            await conn.execute("DELETE FROM entries WHERE game = ANY (%s)", (done,))
+        return done
 
     async def token_game(self, token_hash: str) -> str | None:
         """The game of a seat token."""

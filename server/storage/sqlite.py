@@ -1,8 +1,8 @@
 """The embedded store: one SQLite database with group commit.
 
 Writes go to one writer thread that commits everything queued since its last
-commit in one transaction (each write in a savepoint of its own, so a refused
-append fails alone), so many games share one fsync. A write's future completes
+commit in one transaction (a refused append fails alone), so many games share
+one fsync. A write's future completes
 only after its transaction committed.
 
 Durability: WAL mode. ``synchronous=FULL`` (the default) fsyncs the WAL at
@@ -68,6 +68,7 @@ _SUMMARY_COLUMNS = (
     "state TEXT NOT NULL DEFAULT 'open'",
     "sequence INTEGER NOT NULL DEFAULT -1",
     "open_seats INTEGER NOT NULL DEFAULT 0",
+    "people INTEGER NOT NULL DEFAULT 0",
     "seat_info TEXT NOT NULL DEFAULT '[]'",
     "result TEXT",
     "attention REAL",
@@ -82,13 +83,15 @@ CREATE INDEX IF NOT EXISTS games_by_state ON games (state, ordinal);
 CREATE INDEX IF NOT EXISTS games_with_open_seats ON games (ordinal) WHERE open_seats > 0;
 CREATE INDEX IF NOT EXISTS games_due ON games (attention) WHERE attention IS NOT NULL;
 CREATE INDEX IF NOT EXISTS games_unsummarized ON games (ordinal) WHERE sequence < 0;
+CREATE INDEX IF NOT EXISTS games_open_unheld ON games (created) WHERE state = 'open' AND people = 0;
 """
 
 SYNCHRONOUS = ("FULL", "NORMAL")
 
 _COLUMNS = "id, ordinal, seats, stack, settings, created, state, sequence, seat_info, result"
 
-#: One write: statements run in a savepoint of the group's transaction.
+#: One write: statements run in the group's transaction; one that is refused must
+#: fail on its first statement.
 Work = Callable[[sqlite3.Connection], None]
 
 
@@ -97,6 +100,7 @@ def _summary_params(summary: Summary) -> tuple[Any, ...]:
         summary.state,
         summary.sequence,
         summary.open_seats,
+        summary.people,
         dumps(summary.seats),
         None if summary.result is None else dumps(summary.result),
         summary.attention,
@@ -225,8 +229,8 @@ class SqliteStore(Store):
         def work(conn: sqlite3.Connection) -> None:
             conn.execute(
                 "INSERT INTO games (id, ordinal, seats, stack, settings, created, state,"
-                " sequence, open_seats, seat_info, result, attention)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " sequence, open_seats, people, seat_info, result, attention)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 params,
             )
 
@@ -237,14 +241,18 @@ class SqliteStore(Store):
     ) -> asyncio.Future[None]:
         """Write one entry and the summary after it (``epoch`` is unused: one writer)."""
         body = dumps(entry.body)
-        params = (*_summary_params(summary), game, entry.sequence - 1)
+        if summary.changed:
+            sql = (
+                "UPDATE games SET state = ?, sequence = ?, open_seats = ?, people = ?,"
+                " seat_info = ?, result = ?, attention = ? WHERE id = ? AND sequence = ?"
+            )
+            params = (*_summary_params(summary), game, entry.sequence - 1)
+        else:
+            sql = "UPDATE games SET sequence = ?, attention = ? WHERE id = ? AND sequence = ?"
+            params = (summary.sequence, summary.attention, game, entry.sequence - 1)
 
         def work(conn: sqlite3.Connection) -> None:
-            moved = conn.execute(
-                "UPDATE games SET state = ?, sequence = ?, open_seats = ?, seat_info = ?,"
-                " result = ?, attention = ? WHERE id = ? AND sequence = ?",
-                params,
-            ).rowcount
+            moved = conn.execute(sql, params).rowcount
             if moved != 1:
                 raise Conflict(game, entry.sequence, "not the next entry")
             conn.execute(
@@ -261,8 +269,8 @@ class SqliteStore(Store):
 
         def work(conn: sqlite3.Connection) -> None:
             conn.execute(
-                "UPDATE games SET state = ?, sequence = ?, open_seats = ?, seat_info = ?,"
-                " result = ?, attention = ? WHERE id = ? AND sequence < 0",
+                "UPDATE games SET state = ?, sequence = ?, open_seats = ?, people = ?,"
+                " seat_info = ?, result = ?, attention = ? WHERE id = ? AND sequence < 0",
                 params,
             )
             _tokens(conn, game, tokens)
@@ -334,6 +342,26 @@ class SqliteStore(Store):
         found = row.fetchone()
         return None if found is None else str(found[0])
 
+    async def expire(self, created_before: float, limit: int) -> list[str]:
+        """Delete open games no person holds a seat of, created before then.
+
+        (Such a game holds no seat token: a person who left took theirs along.)
+        """
+        done: list[str] = []
+
+        def work(conn: sqlite3.Connection) -> None:
+            rows = conn.execute(
+                "DELETE FROM games WHERE id IN (SELECT id FROM games WHERE state = 'open'"
+                " AND people = 0 AND created < ? ORDER BY created LIMIT ?) RETURNING id",
+                (created_before, limit),
+            ).fetchall()
+            done.extend(gid for (gid,) in rows)
+            for gid in done:
+                conn.execute("DELETE FROM entries WHERE game = ?", (gid,))
+
+        await self._write(work)
+        return done
+
     async def unsummarized(self, limit: int) -> list[str]:
         """Games written by schema 1 whose summaries are still to be filled in."""
         rows = self._read().execute(
@@ -371,15 +399,15 @@ class SqliteStore(Store):
         try:
             conn.execute("BEGIN")
             for work, _ in batch:
-                conn.execute("SAVEPOINT write")
+                # A refused write fails on its first statement, before it changed
+                # anything (SQLite undoes a failed statement alone), so the others
+                # commit without it.
                 try:
                     work(conn)
                 except (Conflict, sqlite3.IntegrityError) as refused:
-                    conn.execute("ROLLBACK TO write")
                     outcomes.append(refused)
                 else:
                     outcomes.append(None)
-                conn.execute("RELEASE write")
             conn.execute("COMMIT")
             self.commits += 1
             self.writes += len(batch)

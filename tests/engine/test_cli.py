@@ -94,3 +94,22 @@ def test_random_prints_a_record_that_replays() -> None:
     trace = run("replay", "-", stdin=done.stdout)
     assert trace.returncode == 0
     assert json.loads(trace.stdout.splitlines()[-1])["result"] is not None
+
+
+def test_a_reader_that_stops_early_is_no_invalid_record() -> None:
+    """``python -m engine replay RECORD | head``: quiet, status 141 as for SIGPIPE."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "engine", "replay", str(VECTORS / "random-6-1.json")],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    first = process.stdout.readline()
+    process.stdout.close()  # as `head -1` does; the trace is far longer than a pipe holds
+    status = process.wait(timeout=60)
+    error = process.stderr.read()
+    assert json.loads(first)["decision"]["kind"] == "setup"
+    assert status == 141
+    assert error == ""

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import os
-import uuid
 from collections.abc import Iterator
 
-import psycopg
 import pytest
 import server_harness
 
@@ -27,16 +24,6 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if metafunc.definition.get_closest_marker("sqlite_only"):
         backends = ["sqlite"]
     metafunc.parametrize("backend", backends, indirect=True)
-
-
-@pytest.fixture
-def pg_url() -> str:
-    """A new, empty database."""
-    base = os.environ["DEVPG"]
-    name = "t" + uuid.uuid4().hex[:12]
-    with psycopg.connect(base + "/postgres", autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")
-    return f"{base}/{name}"
 
 
 @pytest.fixture(autouse=True)

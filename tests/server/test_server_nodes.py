@@ -23,6 +23,9 @@ from server_harness import (
     Stub,
     auth,
     error_info,
+    new_game,
+    play_seat,
+    random_chooser,
     running,
 )
 
@@ -107,10 +110,41 @@ def test_a_game_spread_over_three_nodes_matches_the_engine(tmp_path: Path) -> No
 
 
 async def _spectate(stub: Stub, name: str) -> Seen:
+    """Every entry of the game from the first, through ``stub``'s node."""
     seen = Seen()
-    async for message in stub.WatchGame(spb.WatchGameRequest(name=name)):
+    async for message in stub.WatchGame(spb.WatchGameRequest(name=name, after_sequence=0)):
+        assert not message.HasField("snapshot")
         seen.take(message)
     return seen
+
+
+def test_many_games_played_on_one_node_are_watched_whole_on_another(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with nodes(tmp_path, 2) as (owner, other):
+            games = [await new_game(owner, 4, start_game=False) for _ in range(20)]
+            spectators = [asyncio.ensure_future(_spectate(other, name)) for name, _ in games]
+            for name, tokens in games:
+                await owner.StartGame(
+                    spb.StartGameRequest(name=name), metadata=auth(tokens[COLOURS[0]])
+                )
+            seats = await asyncio.wait_for(
+                asyncio.gather(
+                    *(
+                        play_seat(owner, name, colour, token, random_chooser(colour))
+                        for name, tokens in games
+                        for colour, token in tokens.items()
+                    )
+                ),
+                180,
+            )
+            watched = await asyncio.wait_for(asyncio.gather(*spectators), 60)
+            finals = {seen.sequence for seen in seats[::4]}
+            for (name, _), seen, final in zip(games, watched, seats[::4], strict=True):
+                assert seen.sequence == final.sequence, name
+                assert [e.sequence for e in seen.entries()] == list(range(1, seen.sequence + 1))
+            assert len(finals) > 1  # the games really were different
+
+    asyncio.run(main())
 
 
 def test_the_same_action_sent_to_two_nodes_is_applied_once(tmp_path: Path) -> None:

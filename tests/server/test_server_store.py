@@ -9,10 +9,12 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import grpc
 import pytest
 from server_harness import (
     COLOURS,
     auth,
+    error_info,
     new_game,
     play_seat,
     random_chooser,
@@ -99,7 +101,10 @@ def test_a_restart_reads_no_stored_game(tmp_path: Path) -> None:
             assert server.registry.loads == 1
             record = await stub.GetGameRecord(spb.GetGameRecordRequest(name=finished[0]))
             assert Game.from_record(json.loads(record.record_json)).over
-            assert server.registry.loads == 2
+            # A finished game is answered from the store and not kept.
+            watched = [m async for m in stub.WatchGame(spb.WatchGameRequest(name=finished[0]))]
+            assert watched[0].snapshot.game.state == pb.GAME_STATE_FINISHED
+            assert server.registry.loads == 3 and len(server.registry) == 1
 
     asyncio.run(main())
 
@@ -110,36 +115,29 @@ def test_idle_games_leave_memory_and_come_back_intact(tmp_path: Path) -> None:
             server.registry.idle = 0.0
             name, tokens = await new_game(stub, 2)
             rng = random.Random(5)
+            sent: list[tuple[spb.SubmitActionRequest, str, spb.SubmitActionResponse]] = []
             for _ in range(12):
                 snapshot = (await stub.GetGame(spb.GetGameRequest(name=name))).snapshot
                 decision = snapshot.view.decision
                 before = server.registry.loads
                 assert server.registry.evict_idle() >= 1 and len(server.registry) == 0
-                await stub.SubmitAction(
-                    spb.SubmitActionRequest(
-                        name=name,
-                        sequence=snapshot.sequence,
-                        request_id=f"r{snapshot.sequence}",
-                        action=rng.choice(list(decision.options)),
-                    ),
-                    metadata=auth(tokens[decision.player]),
+                request = spb.SubmitActionRequest(
+                    name=name,
+                    sequence=snapshot.sequence,
+                    request_id=f"r{snapshot.sequence}",
+                    action=rng.choice(list(decision.options)),
                 )
+                token = tokens[decision.player]
+                reply = await stub.SubmitAction(request, metadata=auth(token))
+                sent.append((request, token, reply))
                 assert server.registry.loads == before + 1
-            # A retry of an acknowledged request after the game was let go is still a no-op.
+            # Retries of acknowledged requests after the game was let go are no-ops that
+            # answer what the first answered (request ids are rebuilt from the log).
             last = (await stub.GetGame(spb.GetGameRequest(name=name))).snapshot
-            server.registry.evict_idle()
-            code, reason, _ = await refused(
-                stub.SubmitAction(
-                    spb.SubmitActionRequest(
-                        name=name,
-                        sequence=last.sequence - 1,
-                        request_id="not-seen-before",
-                        action_json='{"act":"settle"}',
-                    ),
-                    metadata=auth(tokens[COLOURS[0]]),
-                )
-            )
-            assert reason == "STALE_SEQUENCE"
+            for request, token, reply in sent[-3:]:
+                server.registry.evict_idle()
+                assert await stub.SubmitAction(request, metadata=auth(token)) == reply
+            assert (await stub.GetGame(spb.GetGameRequest(name=name))).snapshot == last
 
     asyncio.run(main())
 
@@ -262,3 +260,97 @@ def test_a_database_of_the_first_schema_is_upgraded_in_place(tmp_path: Path) -> 
     with sqlite3.connect(data / "tongiaki.sqlite3") as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert conn.execute("SELECT count(*) FROM games WHERE sequence < 0").fetchone()[0] == 0
+
+
+def test_games_that_run_by_themselves_are_taken_up_at_start(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with running(tmp_path) as (_server, stub, _channel):
+            bots = await stub.CreateGame(
+                spb.CreateGameRequest(
+                    seats=COLOURS[:2],
+                    settings=pb.GameSettings(
+                        bots=[pb.BotSeat(colour=c, level=pb.BOT_LEVEL_STRONG) for c in COLOURS[:2]]
+                    ),
+                )
+            )
+            clocked = await stub.CreateGame(
+                spb.CreateGameRequest(
+                    seats=COLOURS[:2],
+                    settings=pb.GameSettings(
+                        bots=[pb.BotSeat(colour=COLOURS[1], level=pb.BOT_LEVEL_RANDOM)],
+                        turn_timeout_seconds=1.0,
+                    ),
+                )
+            )
+            joined = await stub.JoinGame(spb.JoinGameRequest(name=clocked.game.name))
+            await stub.StartGame(
+                spb.StartGameRequest(name=clocked.game.name), metadata=auth(joined.seat_token)
+            )
+            for _ in range(10):
+                await new_game(stub, 3)  # people's games: nothing to do without them
+            async for message in stub.WatchGame(spb.WatchGameRequest(name=bots.game.name)):
+                if message.entries and message.entries[-1].sequence >= 6:
+                    break
+
+        async def sequences() -> dict[str, int]:
+            page = await stub.ListGames(spb.ListGamesRequest())
+            return {g.name: g.sequence for g in page.games}
+
+        async with running(tmp_path) as (server, stub, _channel):
+            before = await sequences()
+            await asyncio.sleep(2.0)  # the clock's deadline passes; the bots think on
+            after = await sequences()
+            # Only the two games that run by themselves were read, with no request for them.
+            assert server.registry.loads == 2
+            assert after[bots.game.name] > before[bots.game.name]
+            assert after[clocked.game.name] > before[clocked.game.name]
+            changed = {name for name in after if after[name] != before[name]}
+            assert changed == {bots.game.name, clocked.game.name}
+            seat = (
+                await stub.GetGame(spb.GetGameRequest(name=clocked.game.name))
+            ).snapshot.game.seats[0]
+            assert seat.takeover == pb.TAKEOVER_REASON_TIMED_OUT
+
+    asyncio.run(main())
+
+
+def test_open_games_no_person_joined_expire(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with running(tmp_path, open_game_ttl=3600) as (server, stub, _channel):
+            nobody = await stub.CreateGame(spb.CreateGameRequest(seats=COLOURS[:2]))
+            bots_only_waiting = await stub.CreateGame(
+                spb.CreateGameRequest(
+                    seats=COLOURS[:2],
+                    settings=pb.GameSettings(
+                        bots=[pb.BotSeat(colour=COLOURS[0], level=pb.BOT_LEVEL_RANDOM)]
+                    ),
+                )
+            )
+            left = await stub.CreateGame(spb.CreateGameRequest(seats=COLOURS[:2]))
+            token = (await stub.JoinGame(spb.JoinGameRequest(name=left.game.name))).seat_token
+            await stub.LeaveGame(spb.LeaveGameRequest(name=left.game.name), metadata=auth(token))
+            held = await stub.CreateGame(spb.CreateGameRequest(seats=COLOURS[:2]))
+            await stub.JoinGame(spb.JoinGameRequest(name=held.game.name))
+            playing, _ = await new_game(stub, 2)
+            watch = stub.WatchGame(spb.WatchGameRequest(name=nobody.game.name))
+            await watch.read()
+            # Nothing is old enough yet.
+            assert await server.registry.expire_open() == []
+            server.registry.open_game_ttl = 0.0
+            await asyncio.sleep(0.01)
+            gone = await server.registry.expire_open()
+            expired = {nobody.game.name, bots_only_waiting.game.name, left.game.name}
+            assert {"games/" + g for g in gone} == expired
+            for name in expired:
+                _, reason, _ = await refused(stub.GetGame(spb.GetGameRequest(name=name)))
+                assert reason == "GAME_NOT_FOUND"
+            listed = {g.name for g in (await stub.ListGames(spb.ListGamesRequest())).games}
+            assert listed == {held.game.name, playing}
+            # A watcher of an expired game is told to go elsewhere, then finds nothing.
+            try:
+                await watch.read()
+                raise AssertionError("the watch went on")
+            except grpc.aio.AioRpcError as error:
+                assert error_info(error)[1] == "GAME_MOVED"
+
+    asyncio.run(main())

@@ -49,7 +49,8 @@ def browser() -> Iterator[Browser]:
 def game_server() -> Iterator[ServerProcess]:
     """The real gRPC game server in a subprocess, on a free port, with a fresh data dir."""
     with tempfile.TemporaryDirectory(prefix="tongiaki-web-") as data:
-        server = ServerProcess(Path(data), quiet=True)
+        # Bots answer at once here; tests of pacing start servers of their own.
+        server = ServerProcess(Path(data), quiet=True, args=["--bot-pace", "0"])
         yield server
         server.stop()
 

@@ -17,6 +17,8 @@ from tests.webclient.conftest import (
 from webclient.run import ServerProcess
 
 DESKTOP: ViewportSize = {"width": 1280, "height": 800}
+#: Whole games played fast: others' moves are shown at once (no playback pauses).
+INSTANT = "localStorage.setItem('tongiaki.prefs', JSON.stringify({speed: 0, confirm: true}))"
 PHONE: ViewportSize = {"width": 390, "height": 844}
 
 
@@ -135,6 +137,10 @@ def test_three_players_and_a_spectator_play_a_whole_game(
     errors: list[str] = []
     contexts = [browser.new_context(viewport=DESKTOP) for _ in range(3)]
     contexts.append(browser.new_context(viewport=PHONE))
+    for context in contexts[:3]:
+        context.add_init_script(INSTANT)
+    # The spectator watches every move played back, fast.
+    contexts[3].add_init_script(INSTANT.replace("speed: 0", "speed: 4"))
     pages = [c.new_page() for c in contexts]
     for page in pages:
         watch_errors(page, errors)
@@ -155,7 +161,10 @@ def test_three_players_and_a_spectator_play_a_whole_game(
 
         spectator.add_init_script(VOYAGE_COUNTER)
         spectator.goto(link)
-        host.get_by_test_id("join-yellow").click()
+        # The creator sits in the first seat played by a person.
+        host.get_by_test_id("you").wait_for()
+        assert state(host)["colour"] == "yellow"
+        assert host.get_by_test_id("seat-yellow").inner_text().endswith("Hina")
         for page, colour, name in ((red, "red", "Tane"), (blue, "blue", "Moana")):
             page.goto(link)
             page.get_by_test_id("join-name").fill(name)
@@ -218,6 +227,7 @@ def test_three_players_and_a_spectator_play_a_whole_game(
             )
             for r in final["view"]["result"]
         )
+        spectator.evaluate("document.querySelector('[data-testid=skip]:not([hidden])')?.click()")
         for i, page in enumerate(pages):
             page.wait_for_function(f"document.body.dataset.sequence === '{final['sequence']}'")
             assert sorted(ranking(page)) == expected, f"page {i}"
@@ -252,6 +262,7 @@ def test_one_person_plays_a_whole_game_against_bots_chosen_in_the_lobby(
 ) -> None:
     errors: list[str] = []
     context = browser.new_context(viewport=DESKTOP)
+    context.add_init_script(INSTANT)
     page, lobby = context.new_page(), context.new_page()
     for p in (page, lobby):
         watch_errors(p, errors)
@@ -278,7 +289,10 @@ def test_one_person_plays_a_whole_game_against_bots_chosen_in_the_lobby(
         assert page.get_by_test_id("seat-orange").inner_text().endswith("Bot (greedy)")
         assert page.get_by_test_id("seat-yellow").inner_text().endswith("Bot (strong)")
         assert page.locator("[data-testid=seat-blue] [data-testid=bot]").count() == 0
-        assert page.get_by_test_id("join-blue").count() == 1
+        # The creator took the only seat a person plays: all seats are taken.
+        page.get_by_test_id("you").wait_for()
+        assert state(page)["colour"] == "blue"
+        assert page.get_by_test_id("seat-status").inner_text() == "All seats taken: start the game."
         assert page.get_by_test_id("join-red").count() == 0
         lobby.goto(gateway.url + "/?lang=en")
         item = lobby.get_by_test_id("game-item").filter(
@@ -303,8 +317,8 @@ def test_one_person_plays_a_whole_game_against_bots_chosen_in_the_lobby(
         game = page.url.rsplit("/", 1)[1]
         assert game != shown
         page.locator("[data-testid=seat-blue] [data-testid=bot][data-level=random]").wait_for()
-        page.get_by_test_id("join-yellow").click()
         page.get_by_test_id("you").wait_for()
+        assert state(page)["colour"] == "yellow"
         page.get_by_test_id("start").click()
         page.wait_for_function("document.body.dataset.state === 'active'")
         assert page.locator("[data-testid=player-red] [data-testid=bot]").inner_text() == (
@@ -335,6 +349,7 @@ def test_a_browser_reconnects_and_resumes_mid_game(
     port = running.gateway.port
     errors: list[str] = []
     context = browser.new_context(viewport=DESKTOP)
+    context.add_init_script(INSTANT)
     page = context.new_page()
     watch_errors(page, errors)
     try:

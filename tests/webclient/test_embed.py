@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser
+from playwright.sync_api import Browser, sync_playwright
 
 from engine.game import Game
-from tests.webclient.conftest import Api, Running
+from tests.webclient.conftest import CHROMIUM, CHROMIUM_ARGS, Api, Running
 from tests.webclient.test_browser import play_until, shot, watch_errors
 
 HOST_PAGE = """<!doctype html>
@@ -57,18 +57,57 @@ window.giveSeat = (name, token) => {
 """
 
 
+#: The host page's own host name: another site than the gateway's 127.0.0.1, mapped
+#: to the loopback address by Chromium alone (nothing on the machine is changed).
+HOST_NAME = "tongiaki-host.test"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Chromium as in the other browser tests, resolving HOST_NAME to 127.0.0.1.
+
+    The board on 127.0.0.1 framed by a page of HOST_NAME is a third-party frame
+    of another site: Chromium refuses it storage, as browsers do for embeds.
+    """
+    args = [*CHROMIUM_ARGS, f"--host-resolver-rules=MAP {HOST_NAME} 127.0.0.1"]
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=args)
+        yield launched
+        launched.close()
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
 @pytest.fixture(scope="module")
 def host() -> Iterator[str]:
-    """A static host page on another port of 127.0.0.1: another origin than the gateway's."""
+    """A static host page on another site than the gateway's (another host name and port)."""
     with tempfile.TemporaryDirectory(prefix="tongiaki-host-") as root:
         (Path(root) / "host.html").write_text(HOST_PAGE, encoding="utf-8")
-        handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=root)
+        handler = functools.partial(QuietHandler, directory=root)
         server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
-        yield f"http://127.0.0.1:{server.server_address[1]}"
+        yield f"http://{HOST_NAME}:{server.server_address[1]}"
         server.shutdown()
         server.server_close()
+
+
+STORAGE = """() => {
+  try { localStorage.getItem("x"); return "allowed"; } catch (error) { return error.name; }
+}"""
+
+LIVE = "document.getElementById('connection').dataset.state === 'live'"
+
+OVERLAP = """() => {
+  const a = document.getElementById("connection").getBoundingClientRect();
+  return [...document.querySelectorAll(".zoom button")].some((button) => {
+    const b = button.getBoundingClientRect();
+    return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  });
+}"""
 
 
 def headers(url: str) -> Any:
@@ -117,6 +156,17 @@ def test_a_host_of_another_origin_follows_and_plays_an_embedded_game(
         )
         spectator, player = page.frame(name="spectator"), page.frame(name="player")
         assert spectator is not None and player is not None
+        # Framed by another site, the boards get no storage at all, and work without it.
+        assert player.evaluate(STORAGE) == spectator.evaluate(STORAGE) == "SecurityError"
+        assert player.get_by_test_id("seats").count() == 1
+        # The connection label keeps clear of the zoom buttons.
+        for frame in (player, spectator):
+            frame.wait_for_function(LIVE)
+        assert not player.evaluate(OVERLAP) and not spectator.evaluate(OVERLAP)
+        page.evaluate("document.querySelector('iframe[name=player]').width = 390")
+        player.wait_for_function("window.innerWidth === 390")
+        assert not player.evaluate(OVERLAP)
+        page.evaluate("document.querySelector('iframe[name=player]').width = 1000")
         # Without the site's chrome, in the language asked for.
         assert player.locator(".topbar").count() == 0
         assert spectator.evaluate("document.documentElement.lang") == "fi"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -160,10 +161,13 @@ def test_many_browsers_share_one_upstream_watch(api: Api, game_server: ServerPro
     running = serve_gateway(game_server.target)
     browsers = 40
     try:
-        streams = [
-            EventStream(f"{running.url}/api/v1/games/{game}/events") for _ in range(browsers)
+        # The first browser starts the game's feed; the others join it.
+        streams = [EventStream(f"{running.url}/api/v1/games/{game}/events")]
+        assert streams[0].next().kind == "snapshot"
+        streams += [
+            EventStream(f"{running.url}/api/v1/games/{game}/events") for _ in range(browsers - 1)
         ]
-        for stream in streams:
+        for stream in streams[1:]:
             assert stream.next().kind == "snapshot"
         api.play(game, tokens, steps=2)
         received: list[list[str]] = [[] for _ in streams]
@@ -180,6 +184,9 @@ def test_many_browsers_share_one_upstream_watch(api: Api, game_server: ServerPro
         assert all(r == received[0] and len(r) == 2 for r in received)
         stats = running.app.extensions["tongiaki.feeds"].stats()[f"games/{game}"]
         assert stats == {"browsers": browsers, "upstream_calls": 1}
+        # The board after each batch came with the watch itself; the one GetGame is
+        # the first browser's check that the game exists (the others found its feed).
+        assert running.app.extensions["tongiaki.upstream"].calls["GetGame"] == 1
         for stream in streams:
             stream.close()
     finally:
@@ -280,7 +287,17 @@ def test_the_gateway_never_imports_the_engine() -> None:
 
 def test_the_launcher_starts_server_and_gateway_and_prints_the_address(tmp_path: Path) -> None:
     process = subprocess.Popen(
-        [sys.executable, "-m", "webclient", "--port", "0", "--data-dir", str(tmp_path / "data")],
+        [
+            sys.executable,
+            "-m",
+            "webclient",
+            "--port",
+            "0",
+            "--game-port",
+            "0",
+            "--data-dir",
+            str(tmp_path / "data"),
+        ],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -290,6 +307,7 @@ def test_the_launcher_starts_server_and_gateway_and_prints_the_address(tmp_path:
         assert process.stdout is not None
         line = process.stdout.readline()
         assert "open http://127.0.0.1:" in line
+        assert re.search(r"game server 127\.0\.0\.1:\d+ for gRPC clients", line), line
         url = line.split("open ", 1)[1].split("/ ", 1)[0]
         api = Api(url)
         game = api.new_game(["red", "blue"])

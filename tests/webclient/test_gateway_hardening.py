@@ -199,7 +199,7 @@ def _certificate(folder: Path) -> tuple[Path, Path]:
 def test_tls_from_the_browser_to_the_game_server(tmp_path: Path) -> None:
     cert, key = _certificate(tmp_path)
     server = ServerProcess(
-        tmp_path / "data", quiet=True, extra=["--tls-cert", str(cert), "--tls-key", str(key)]
+        tmp_path / "data", quiet=True, args=["--tls-cert", str(cert), "--tls-key", str(key)]
     )
     try:
         # A gateway that does not trust the server's certificate gets no answer.

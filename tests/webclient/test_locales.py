@@ -93,7 +93,7 @@ def test_each_locale_shows_lobby_game_and_ranking_in_its_language(
         assert page.locator("h1").inner_text() == text(locale, "howto.title")
         assert page.locator("[data-testid=diagram-start] [data-testid=tile]").count() == 1
         assert page.locator("[data-testid=diagram-voyage] [data-testid=tile]").count() == 3
-        assert page.locator("[data-testid=diagram-voyage] [data-testid=ship]").count() == 5
+        assert page.locator("[data-testid=diagram-voyage] [data-testid=ship]").count() == 6
         page.screenshot(path=str(SHOTS / f"{locale}-howto.png"), full_page=True)
     finally:
         page.context.close()
@@ -116,15 +116,22 @@ def test_hebrew_mirrors_the_page_but_not_the_board(
             assert page.evaluate(f"getComputedStyle({svg}).direction") == "ltr"
             assert page.evaluate(f"getComputedStyle({svg}).transform") == "none"
             # Tonga lies at (0, 0); every tile east of it (q > 0) is drawn to its right.
-            tonga = centre_x(page, "[data-testid=board] [data-hex='0,0']")
-            east = page.evaluate(
-                "[...document.querySelectorAll('[data-testid=board] [data-testid=tile]')]"
-                ".map((n) => n.dataset.hex).filter((h) => Number(h.split(',')[0]) > 0)"
+            # Measured in one step, so that a redraw in between cannot move anything.
+            tonga, east = page.evaluate(
+                """() => {
+                  const x = (n) => {
+                    const b = n.getBoundingClientRect();
+                    return b.x + b.width / 2;
+                  };
+                  const board = document.querySelector('[data-testid=board]');
+                  const tiles = [...board.querySelectorAll('[data-testid=tile]')];
+                  const tonga = tiles.find((n) => n.dataset.hex === '0,0');
+                  const east = tiles.filter((n) => Number(n.dataset.hex.split(',')[0]) > 0);
+                  return [x(tonga), east.map(x)];
+                }"""
             )
             assert east, "the game has no tile east of Tonga yet"
-            board_kept = all(
-                centre_x(page, f"[data-testid=board] [data-hex='{h}']") > tonga for h in east
-            )
+            board_kept = all(x > tonga for x in east)
             brand_first = centre_x(page, "[data-testid=home]") < centre_x(
                 page, "[data-testid=lang-form]"
             )
@@ -171,3 +178,61 @@ def test_the_browsers_plural_rules_pick_the_catalogs_forms(
             assert picked == [form(n) for n in range(201)], locale
     finally:
         page.context.close()
+
+
+FSI, PDI = "\u2068", "\u2069"
+
+
+def test_every_value_inserted_in_a_right_to_left_locale_is_isolated(
+    browser: Browser, gateway: Running, games: dict[str, str]
+) -> None:
+    """The one function that fills placeholders wraps each value in U+2068 … U+2069 in
+    Hebrew (and leaves English alone); the game's log and status show it."""
+    for locale in ("he", "en"):
+        page = page_in(browser, locale)
+        try:
+            page.goto(f"{gateway.url}/games/{games['running']}")
+            page.locator("[data-testid=board] [data-testid=tile]").first.wait_for()
+            page.wait_for_function("document.getElementById('connection').dataset.state === 'live'")
+            tokens = {k: v for k, v in games.items() if k.startswith("COLOUR_")}
+            Api(gateway.url).play(games["running"], tokens, steps=6, seed=11)
+            page.locator("[data-testid=log] li").nth(3).wait_for(state="attached")
+            filled = page.evaluate(
+                """async () => {
+                  const { t } = await import('/static/js/i18n.js');
+                  const lang = document.documentElement.lang;
+                  const catalog = await (await fetch(`/static/i18n/${lang}.json`)).json();
+                  const out = [];
+                  for (const [id, entry] of Object.entries(catalog.messages)) {
+                    for (const form of Array.isArray(entry) ? entry : [entry]) {
+                      const keys = [...form.matchAll(/\\{(\\w+)\\}/g)].map((m) => m[1]);
+                      if (!keys.length) continue;
+                      const value = (k) => (k === 'count' ? 7 : 'Ab' + k);
+                      const params = Object.fromEntries(keys.map((k) => [k, value(k)]));
+                      out.push([id, keys, t(id, params)]);
+                    }
+                  }
+                  return out;
+                }"""
+            )
+            assert len(filled) > 60
+            for msgid, keys, text in filled:
+                for key in keys:
+                    value = "7" if key == "count" else f"Ab{key}"
+                    isolated = f"{FSI}{value}{PDI}"
+                    if locale == "he":
+                        assert isolated in text, f"{msgid}: {key} is not isolated in {text!r}"
+                    else:
+                        assert FSI not in text and value in text, msgid
+            lines = page.locator("[data-testid=log] li").all_inner_texts()
+            with_values = [line for line in lines if FSI in line]
+            if locale == "he":
+                assert with_values, "the Hebrew log inserts names and numbers"
+                for line in with_values:
+                    assert line.count(FSI) == line.count(PDI)
+                    # The sentence starts with a Hebrew word, not with an inserted value.
+                    assert "\u05d0" <= line.lstrip(FSI)[0] <= "\u05ea", line
+            else:
+                assert with_values == []
+        finally:
+            page.context.close()

@@ -3,6 +3,7 @@ visible string in every locale, complete catalogs and their exported JSON."""
 
 from __future__ import annotations
 
+import gettext
 import json
 import re
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 
 from server.errors import REASONS
 from server.gen.tongiaki.v1 import game_pb2
-from webclient import catalogs, i18n
+from webclient import catalogs, i18n, messages
 
 ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "webclient" / "static"
@@ -103,6 +104,7 @@ def test_every_catalog_is_complete_with_the_placeholders_of_the_source(locale: s
     assert fuzzy == []
     assert list(catalog.obsolete) == []
     nplurals = catalog.num_plurals
+    single = single_number_forms(locale)
     for key, text in entries(locale).items():
         source = ENGLISH[key]
         wanted = set(PLACEHOLDER.findall(" ".join(source) if isinstance(source, list) else source))
@@ -110,9 +112,68 @@ def test_every_catalog_is_complete_with_the_placeholders_of_the_source(locale: s
         assert isinstance(text, list) == isinstance(source, list), key
         if isinstance(text, list):
             assert len(forms) == nplurals, key
-        for form in forms:
+        for index, form in enumerate(forms):
             assert form.strip(), f"{locale}: {key} is untranslated"
-            assert set(PLACEHOLDER.findall(form)) == wanted, f"{locale}: {key}: {form}"
+            found = set(PLACEHOLDER.findall(form))
+            # A form chosen for one number only may spell it out ("ספינה אחת").
+            if isinstance(text, list) and index in single:
+                found |= {"count"}
+            assert found == wanted, f"{locale}: {key}: {form}"
+
+
+def single_number_forms(locale: str) -> set[int]:
+    """The plural forms of a locale's catalog that only one number (up to 1000) selects."""
+    form = gettext.c2py(i18n.read_catalog(locale).plural_expr)
+    chosen: dict[int, set[int]] = {}
+    for n in range(1001):
+        chosen.setdefault(form(n), set()).add(n)
+    return {index for index, numbers in chosen.items() if len(numbers) == 1}
+
+
+def test_only_a_form_for_a_single_number_may_leave_the_number_out() -> None:
+    assert single_number_forms("en") == {0}
+    assert single_number_forms("he") == {0}
+    assert single_number_forms("hu") == set()
+    assert single_number_forms("ja") == set()
+
+
+def test_every_message_with_a_number_of_things_has_plural_forms_in_the_source() -> None:
+    """A number of things is always ``{count}`` and picks a plural form ("1 colour",
+    "3 colours"); every other number is a label that no noun follows ("danger 2")."""
+    declared = messages.NUMBER_PLACEHOLDERS | messages.TEXT_PLACEHOLDERS
+    assert not messages.NUMBER_PLACEHOLDERS & messages.TEXT_PLACEHOLDERS
+    counted = set()
+    for message in i18n.read_catalog("en"):
+        if not message.id:
+            continue
+        key = message.id[0] if isinstance(message.id, tuple) else message.id
+        text = message.string
+        forms = [str(f) for f in text] if isinstance(text, (tuple, list)) else [str(text)]
+        for form in forms:
+            names = set(PLACEHOLDER.findall(form))
+            assert names <= declared, f"{key}: undeclared placeholders {names - declared}"
+            if "count" in names:
+                counted.add(key)
+                assert isinstance(message.id, tuple), f"{key} shows a number without plural forms"
+            labels = messages.NUMBER_PLACEHOLDERS - {"count"}
+            followed = re.findall(r"\{(\w+)\}\s+[^\W\d_]", form)
+            assert not [n for n in followed if n in labels], (
+                f"{key}: a number before a noun: {form}"
+            )
+    assert {"log.sea_crossed", "log.voyage_failed", "stack.island_tiles"} <= counted
+
+
+def test_a_number_of_things_reads_right_in_english() -> None:
+    assert i18n.translate("en", "log.sea_crossed", count=2, danger=2).endswith(
+        "2 colours are enough."
+    )
+    assert i18n.translate("en", "log.voyage_failed", count=1, danger=3, ships="1 red").startswith(
+        "The voyage fails: the path has danger 3, the group only 1 colour."
+    )
+    assert i18n.translate("en", "stack.island_tiles", count=1) == "1 island tile"
+    assert i18n.translate("en", "stack.sea_tiles", count=3) == "3 sea tiles"
+    assert i18n.translate("nl", "log.sea_crossed", count=1, danger=0).endswith("1 kleur is genoeg.")
+    assert i18n.translate("he", "board.points", count=1) == "נקודה אחת"
 
 
 @pytest.mark.parametrize("locale", LOCALES)

@@ -33,30 +33,74 @@ export async function call(method, path, body = undefined, token = null) {
   return data;
 }
 
+// Storage may be refused at any access: a board framed by another site gets no
+// storage at all in browsers that block third-party storage (reading
+// `localStorage` then throws), and a full or disabled storage throws on writes.
+// Every access goes through these three, which fall back to this page's memory,
+// so nothing else has to care: a seat joined in such a page lasts until it is
+// closed, and an embedded board gets its seat from the host page anyway.
+const memory = new Map();
+
+function stored() {
+  try {
+    return window.localStorage ?? null;
+  } catch {
+    return null;
+  }
+}
+
+export const storage = {
+  get(key) {
+    try {
+      const value = stored()?.getItem(key);
+      if (value !== null && value !== undefined) return value;
+    } catch {
+      // refused: the page's memory below
+    }
+    return memory.has(key) ? memory.get(key) : null;
+  },
+  set(key, value) {
+    memory.set(key, value);
+    try {
+      stored()?.setItem(key, value);
+    } catch {
+      // refused or full: kept in the page's memory
+    }
+  },
+  remove(key) {
+    memory.delete(key);
+    try {
+      stored()?.removeItem(key);
+    } catch {
+      // refused: nothing was kept there
+    }
+  },
+};
+
 const seatKey = (game) => `tongiaki.seat.${game}`;
 
 export const seats = {
   get(game) {
     try {
-      return JSON.parse(localStorage.getItem(seatKey(game)) ?? "null");
+      return JSON.parse(storage.get(seatKey(game)) ?? "null");
     } catch {
       return null;
     }
   },
   set(game, colour, token) {
-    localStorage.setItem(seatKey(game), JSON.stringify({ colour, token }));
+    storage.set(seatKey(game), JSON.stringify({ colour, token }));
   },
   clear(game) {
-    localStorage.removeItem(seatKey(game));
+    storage.remove(seatKey(game));
   },
 };
 
 export const profile = {
   name() {
-    return localStorage.getItem("tongiaki.name") ?? "";
+    return storage.get("tongiaki.name") ?? "";
   },
   setName(name) {
-    localStorage.setItem("tongiaki.name", name);
+    storage.set("tongiaki.name", name);
   },
 };
 

@@ -8,9 +8,30 @@ import {
 } from "./geometry.js";
 import { el, shipPath, colourName, FILL } from "./ships.js";
 import { t, td, tn } from "./i18n.js";
-import { tileName } from "./text.js";
+import { player, tileName } from "./text.js";
 
 const hexOf = (h) => [h?.q ?? 0, h?.r ?? 0];
+
+// Ships on each beach and colour ("q,r,b|colour" -> count) in `view`.
+function shipCounts(view) {
+  const out = new Map();
+  for (const entry of view?.beaches ?? []) {
+    const key = `${hexOf(entry.beach).join(",")},${entry.beach.index ?? 0}`;
+    for (const c of entry.colours ?? []) {
+      const id = `${key}|${colourName(c)}`;
+      out.set(id, (out.get(id) ?? 0) + 1);
+    }
+  }
+  return out;
+}
+
+// Ships on `after`'s beaches that were not on `before`'s, by beach and colour.
+export function newShips(before, after) {
+  const old = shipCounts(before);
+  const out = new Map();
+  for (const [id, n] of shipCounts(after)) if (n > (old.get(id) ?? 0)) out.set(id, n - (old.get(id) ?? 0));
+  return out;
+}
 
 function curveControl(a, b, c) {
   const mid = { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
@@ -34,7 +55,9 @@ export class Board {
       preserveAspectRatio: "xMidYMid meet",
     });
     this.layers = {};
-    for (const name of ["tiles", "ships", "targets", "voyage"]) {
+    // Under the ships: target arcs (so they never tint a ship); above: ghosts of a
+    // choice being made, then the targets' hit areas and voyages.
+    for (const name of ["tiles", "dangers", "under", "ships", "ghosts", "targets", "voyage"]) {
       this.layers[name] = el("g", { class: `layer-${name}` }, this.svg);
     }
     container.appendChild(this.svg);
@@ -48,13 +71,15 @@ export class Board {
 
   // ------------------------------------------------------------------ drawing
 
-  render(view, picker) {
+  // options: marks { tiles: Set of "q,r", ships: Map "q,r,b|colour" -> count } of
+  // what changed since the player's last decision; ghosts [{ beach: "q,r,b", colour }]
+  // of the choice being made; path: a voyage preview; arrive: stagger new ships (ms).
+  render(view, picker, options = {}) {
+    const before = this.view;
     this.view = view;
-    const { tiles: tl, ships: sl, targets: gl } = this.layers;
-    tl.replaceChildren();
-    sl.replaceChildren();
-    gl.replaceChildren();
+    for (const name of ["tiles", "dangers", "under", "ships", "ghosts", "targets"]) this.layers[name].replaceChildren();
     this.layouts.clear();
+    this.marks = options.marks ?? { tiles: new Set(), ships: new Map() };
     const fresh = new Set();
     for (const placed of view?.tiles ?? []) {
       const [q, r] = hexOf(placed.at);
@@ -62,20 +87,40 @@ export class Board {
       if (this.known.size && !this.known.has(key)) fresh.add(key);
       this.drawTile(q, r, placed.tile, placed.rot ?? 0, fresh.has(key));
     }
-    this.known = new Set((view?.tiles ?? []).map((p) => `${hexOf(p.at).join(",")},${p.tile}`));
-    for (const beach of view?.beaches ?? []) this.drawShips(beach);
+    const now = new Set((view?.tiles ?? []).map((p) => `${hexOf(p.at).join(",")},${p.tile}`));
+    if (options.arrive !== undefined) this.fadeRemoved(before, now);
+    this.known = now;
+    const arrivals = options.arrive !== undefined ? newShips(before, view) : new Map();
+    let order = 0;
+    for (const beach of view?.beaches ?? []) order = this.drawShips(beach, arrivals, options.arrive ?? 0, order);
     for (const royal of view?.royal ?? []) this.drawMask(royal);
     const decision = view?.decision;
-    if (decision?.kind === "DECISION_KIND_LAND" && decision.island) this.drawGroup(decision);
+    if (decision?.kind === "DECISION_KIND_LAND" && decision.island) this.drawGroup(decision, options.ghosts ?? []);
+    for (const ghost of options.ghosts ?? []) this.drawGhost(ghost);
+    if (options.path) this.drawPath(options.path);
     if (picker) this.drawTargets(picker);
     if (!this.userMoved) this.fit();
+    if (picker) this.showTargets();
+  }
+
+  // Tiles of the last board that are gone (R11 removed them) fade out.
+  fadeRemoved(before, now) {
+    for (const placed of before?.tiles ?? []) {
+      const [q, r] = hexOf(placed.at);
+      if (now.has(`${q},${r},${placed.tile}`)) continue;
+      const ghost = el("g", { class: "tile leaving", "data-testid": "leaving" }, this.layers.voyage);
+      el("polygon", { points: corners(q, r), class: "hex" }, ghost);
+      el("circle", { cx: centre(q, r).x, cy: centre(q, r).y, r: SIZE * 0.42, class: "sand" }, ghost);
+      setTimeout(() => ghost.remove(), 1200);
+    }
   }
 
   drawTile(q, r, id, rot, fresh) {
     const info = tile(id);
     const c = centre(q, r);
+    const changed = this.marks.tiles.has(`${q},${r}`);
     const g = el("g", {
-      class: `tile tile-${info?.kind ?? "unknown"}${fresh ? " fresh" : ""}`,
+      class: `tile tile-${info?.kind ?? "unknown"}${fresh ? " fresh" : ""}${changed ? " changed" : ""}`,
       "data-testid": "tile",
       "data-tile": id,
       "data-hex": `${q},${r}`,
@@ -95,8 +140,9 @@ export class Board {
             x: 0.25 * pa.x + 0.5 * ctl.x + 0.25 * pb.x,
             y: 0.25 * pa.y + 0.5 * ctl.y + 0.25 * pb.y,
           };
-          el("circle", { cx: m.x, cy: m.y, r: 11, class: "danger" }, g);
-          const text = el("text", { x: m.x, y: m.y, class: "danger-number" }, g);
+          const label = el("g", { class: "danger-label", "data-hex": `${q},${r}` }, this.layers.dangers);
+          el("circle", { cx: m.x, cy: m.y, r: 11, class: "danger" }, label);
+          const text = el("text", { x: m.x, y: m.y, class: "danger-number" }, label);
           text.textContent = String(danger);
         }
       }
@@ -123,21 +169,59 @@ export class Board {
     points.textContent = tn("board.points", info.points);
   }
 
-  drawShips(entry) {
+  // The ships of one beach; new ones (`arrivals`) land one by one, `stagger` ms apart.
+  drawShips(entry, arrivals = new Map(), stagger = 0, order = 0) {
     const [q, r] = hexOf(entry.beach);
+    const key = `${q},${r},${entry.beach.index ?? 0}`;
     const layout = this.layouts.get(`${q},${r}`);
     const beach = layout?.[entry.beach.index ?? 0];
-    if (!beach) return;
-    (entry.colours ?? []).forEach((value, i) => {
+    if (!beach) return order;
+    const colours = entry.colours ?? [];
+    colours.forEach((value, i) => {
       const slot = beach.slots[i] ?? beach.anchor;
       const colour = colourName(value);
+      const id = `${key}|${colour}`;
+      // The last ships of a colour on a beach are the ones that came.
+      const later = colours.slice(i + 1).filter((c) => colourName(c) === colour).length;
+      const isNew = later < (arrivals.get(id) ?? 0);
+      const isMarked = later < (this.marks.ships.get(id) ?? 0);
       const ship = shipPath(colour, slot.x, slot.y, 6.5, this.layers.ships, {
         "data-testid": "ship",
-        "data-beach": `${q},${r},${entry.beach.index ?? 0}`,
+        "data-beach": key,
+        class: `ship ship-${colour}${isMarked ? " changed" : ""}${isNew ? " arriving" : ""}`,
       });
+      if (isNew) {
+        ship.style.animationDelay = `${order * stagger}ms`;
+        order += 1;
+      }
       const title = el("title", {}, ship);
       title.textContent = td(`colour.${colour}`);
     });
+    return order;
+  }
+
+  // A ship that the choice being made would place: drawn after the beach's ships.
+  drawGhost(ghost) {
+    const [q, r, b] = ghost.beach.split(",").map(Number);
+    const beach = this.layouts.get(`${q},${r}`)?.[b];
+    if (!beach) return;
+    const on = (this.view?.beaches ?? []).find((x) => `${hexOf(x.beach).join(",")},${x.beach.index ?? 0}` === ghost.beach);
+    const taken = (on?.colours?.length ?? 0) + (ghost.slot ?? 0);
+    const slot = beach.slots[taken] ?? beach.anchor;
+    shipPath(ghost.colour, slot.x, slot.y, 6.5, this.layers.ghosts, { class: `ship ghost ship-${ghost.colour}`, "data-testid": "ghost" });
+  }
+
+  // A voyage preview: the route over known sea tiles, each danger against the colours sailing.
+  drawPath(path) {
+    const g = el("g", { class: "preview-path", "data-testid": "path" }, this.layers.ghosts);
+    el("path", { d: arcPath(path.points), class: "path-line" }, g);
+    for (const step of path.steps) {
+      const ok = step.danger <= path.colours;
+      const label = el("g", { class: `path-danger ${ok ? "safe" : "fails"}`, "data-testid": "path-danger" }, g);
+      el("circle", { cx: step.at.x, cy: step.at.y, r: 15 }, label);
+      const text = el("text", { x: step.at.x, y: step.at.y, class: "target-label" }, label);
+      text.textContent = `${step.danger}/${path.colours}`;
+    }
   }
 
   drawMask(royal) {
@@ -153,13 +237,18 @@ export class Board {
     el("path", { d: "M-16,-12h32v9q0,16-16,21q-16,-5-16,-21z", fill: FILL[colour], class: "mask" }, g);
     shipPath(colour, 0, 0, 5, g, { class: "mask-mark" });
     const title = el("title", {}, g);
-    title.textContent = t("board.royal", { player: td(`colour.${colour}`) });
+    title.textContent = t("board.royal", { player: player(royal.colour) });
   }
 
-  drawGroup(decision) {
+  // The group waiting to land, less the ships already placed in the landing being arranged.
+  drawGroup(decision, ghosts = []) {
     const [q, r] = hexOf(decision.island);
     const c = centre(q, r);
-    const group = decision.group ?? [];
+    const group = [...(decision.group ?? [])];
+    for (const ghost of ghosts) {
+      const i = group.findIndex((v) => colourName(v) === ghost.colour);
+      if (i >= 0) group.splice(i, 1);
+    }
     const g = el("g", { class: "waiting-group", "data-testid": "group" }, this.layers.ships);
     group.forEach((value, i) => {
       const x = c.x + (i - (group.length - 1) / 2) * 15;
@@ -179,26 +268,34 @@ export class Board {
         const beach = this.layouts.get(`${q},${r}`)?.[b];
         if (!beach) continue;
         node = el("g", { class: `target target-beach target-${type}` });
-        el("path", { d: arcPath(beach.slots), class: "target-arc" }, node);
-        el("circle", { cx: beach.anchor.x, cy: beach.anchor.y, r: 13, class: "target-hit" }, node);
+        el("path", { d: arcPath(beach.slots), class: `target-arc target-${type}`, "data-key": key }, this.layers.under);
+        el("circle", { cx: beach.anchor.x, cy: beach.anchor.y, r: this.hitRadius(13), class: "target-hit" }, node);
       } else if (type === "island" || type === "royal") {
         const [q, r] = rest.split(",").map(Number);
         const c = centre(q, r);
+        // A ring around the island, so that its name stays readable.
         node = type === "island"
-          ? el("circle", { cx: c.x, cy: c.y - 4, r: SIZE * 0.2, class: "target target-island" })
-          : el("path", {
-            d: `M${c.x - 14},${c.y + 20}l4,-14l10,8l10,-8l4,14z`,
-            class: "target target-royal",
-          });
+          ? el("g", { class: "target target-island" })
+          : el("g", { class: "target target-royal" });
+        if (type === "island") {
+          el("circle", { cx: c.x, cy: c.y, r: SIZE * 0.36, class: "target-ring" }, node);
+          el("circle", { cx: c.x, cy: c.y, r: this.hitRadius(SIZE * 0.3), class: "target-hit" }, node);
+        } else {
+          el("path", { d: `M${c.x - 14},${c.y + 36}l4,-14l10,8l10,-8l4,14z`, class: "target-crown" }, node);
+          el("circle", { cx: c.x, cy: c.y + 30, r: this.hitRadius(16), class: "target-hit" }, node);
+        }
       } else if (type === "jetty") {
         const [q, r, , d] = rest.split(",").map(Number);
         const p = towards(q, r, d, 0.8);
-        node = el("circle", { cx: p.x, cy: p.y, r: 13, class: "target target-jetty" });
+        node = el("g", { class: "target target-jetty" });
+        el("circle", { cx: p.x, cy: p.y, r: 13, class: "target-dot" }, node);
+        el("circle", { cx: p.x, cy: p.y, r: this.hitRadius(13), class: "target-hit" }, node);
       } else if (type === "end") {
         const [q, r, d] = rest.split(",").map(Number);
         const p = towards(q, r, d, 1.35);
         node = el("g", { class: "target target-end" });
-        el("circle", { cx: p.x, cy: p.y, r: 18 }, node);
+        el("circle", { cx: p.x, cy: p.y, r: 18, class: "target-dot" }, node);
+        el("circle", { cx: p.x, cy: p.y, r: this.hitRadius(18), class: "target-hit" }, node);
         const plus = el("text", { x: p.x, y: p.y, class: "target-label" }, node);
         plus.textContent = "+";
       } else if (type === "land" && rest !== "none") {
@@ -214,8 +311,9 @@ export class Board {
         const spread = (i - (colours.length - 1) / 2) * 22;
         const p = { x: base.x - spread * Math.sin(beach.angle), y: base.y + spread * Math.cos(beach.angle) };
         node = el("g", { class: "target target-land" });
-        el("circle", { cx: p.x, cy: p.y, r: 10.5 }, node);
+        el("circle", { cx: p.x, cy: p.y, r: 10.5, class: "target-dot" }, node);
         shipPath(colour, p.x, p.y, 6, node);
+        el("circle", { cx: p.x, cy: p.y, r: this.hitRadius(10.5), class: "target-hit" }, node);
       }
       if (!node) continue;
       node.setAttribute("data-testid", "target");
@@ -236,13 +334,37 @@ export class Board {
       });
       this.layers.targets.appendChild(node);
     }
+    this.separateHits();
+  }
+
+  // Hit areas grow to a finger's size, but never over a neighbour's: where two
+  // targets lie close (a landing's colours on one beach), each keeps its half.
+  separateHits() {
+    const hits = [...this.layers.targets.querySelectorAll(".target-hit")].map((node) => ({
+      node, x: Number(node.getAttribute("cx")), y: Number(node.getAttribute("cy")),
+    }));
+    for (const a of hits) {
+      let r = Number(a.node.getAttribute("r"));
+      for (const b of hits) {
+        if (a === b) continue;
+        const d = Math.hypot(a.x - b.x, a.y - b.y);
+        if (d > 0) r = Math.min(r, d / 2 - 0.5);
+      }
+      a.node.setAttribute("r", Math.max(r, 1));
+    }
   }
 
   // ------------------------------------------------------------------ voyages
 
-  // Animate the group of an entry's events along its route (decorative; the
-  // board underneath is already the server's view after the entry).
-  animate(events) {
+  // Animate the group of an entry's events along its route over the board as it
+  // was (the server's view after the entry is drawn once it is done); a failed
+  // voyage turns back. Resolves when done; `speed` scales the time (0: no animation).
+  play(events, speed = 1) {
+    if (!speed) return Promise.resolve();
+    return new Promise((resolve) => this.animate(events, speed, resolve));
+  }
+
+  animate(events, speed = 1, done = () => {}) {
     const points = [];
     let group = [];
     let failed = false;
@@ -259,7 +381,9 @@ export class Board {
         const b = towards(q, r, e.exit ?? 0);
         points.push(a, curveControl(a, b, centre(q, r)));
         if (kind === "voyage_failed") {
-          points.push(centre(q, r));
+          // Into the dangerous tile, then back the way it came.
+          const back = points.slice(0, -1).reverse();
+          points.push(centre(q, r), a, ...back);
           failed = true;
         } else {
           points.push(b);
@@ -276,9 +400,12 @@ export class Board {
         points.push(centre(q, r));
       }
     }
-    if (points.length < 2 || !group.length) return;
+    if (points.length < 2 || !group.length) {
+      done();
+      return;
+    }
     const layer = this.layers.voyage;
-    layer.replaceChildren();
+    layer.querySelectorAll("[data-testid=voyage]").forEach((n) => n.remove());
     const g = el("g", { class: `voyage${failed ? " failed" : ""}`, "data-testid": "voyage" }, layer);
     group.forEach((colour, i) => shipPath(colour, (i - (group.length - 1) / 2) * 12, 0, 5.5, g));
     const lengths = [0];
@@ -286,7 +413,7 @@ export class Board {
       lengths.push(lengths[i - 1] + Math.hypot(points[i].x - points[i - 1].x, points[i].y - points[i - 1].y));
     }
     const total = lengths[lengths.length - 1] || 1;
-    const duration = Math.min(1600, 300 + total * 2);
+    const duration = Math.min(2400, 400 + total * 2.5) / speed;
     const start = performance.now();
     const step = (now) => {
       const f = Math.min(1, (now - start) / duration);
@@ -297,8 +424,12 @@ export class Board {
       const x = points[i - 1].x + (points[i].x - points[i - 1].x) * seg;
       const y = points[i - 1].y + (points[i].y - points[i - 1].y) * seg;
       g.setAttribute("transform", `translate(${x.toFixed(1)},${y.toFixed(1)})`);
+      if (failed) g.classList.toggle("returning", d > total / 2);
       if (f < 1) requestAnimationFrame(step);
-      else setTimeout(() => g.remove(), 400);
+      else {
+        setTimeout(() => g.remove(), 400);
+        done();
+      }
     };
     requestAnimationFrame(step);
   }
@@ -328,6 +459,48 @@ export class Board {
     const y0 = Math.min(...ys) - APOTHEM;
     this.box = { x: x0, y: y0, w: Math.max(...xs) + margin - x0, h: Math.max(...ys) + APOTHEM - y0 };
     this.applyBox();
+  }
+
+  // Pixels per board unit now.
+  scale() {
+    const width = this.svg.clientWidth || 600;
+    const height = this.svg.clientHeight || 600;
+    return Math.min(width / this.box.w, height / this.box.h);
+  }
+
+  // A hit area of at least 22 px radius (44 px targets), whatever the zoom.
+  hitRadius(r) {
+    return Math.max(r, 22 / this.scale());
+  }
+
+  // Bring the pending decision's targets into view; zoom in where they are too
+  // small to tap (44 px), as on a phone.
+  showTargets() {
+    const nodes = [...this.layers.targets.querySelectorAll(".target-hit, .target-label")];
+    if (!nodes.length) return;
+    const boxes = nodes.map((n) => n.getBBox());
+    const x0 = Math.min(...boxes.map((b) => b.x));
+    const y0 = Math.min(...boxes.map((b) => b.y));
+    const x1 = Math.max(...boxes.map((b) => b.x + b.width));
+    const y1 = Math.max(...boxes.map((b) => b.y + b.height));
+    const { x, y, w, h } = this.box;
+    const inside = x0 >= x && y0 >= y && x1 <= x + w && y1 <= y + h;
+    const crowded = nodes.length > 1 && 13 * this.scale() < 16;
+    if (inside && !crowded) return;
+    const margin = SIZE * 0.6;
+    let bw = x1 - x0 + 2 * margin;
+    let bh = y1 - y0 + 2 * margin;
+    const aspect = (this.svg.clientWidth || 1) / (this.svg.clientHeight || 1);
+    if (bw / bh < aspect) bw = bh * aspect;
+    else bh = bw / aspect;
+    if (inside && bw >= w) return;
+    this.box = { x: (x0 + x1) / 2 - bw / 2, y: (y0 + y1) / 2 - bh / 2, w: bw, h: bh };
+    this.userMoved = true;
+    this.applyBox();
+    for (const hit of this.layers.targets.querySelectorAll(".target-hit")) {
+      hit.setAttribute("r", Math.max(Number(hit.getAttribute("r")), 22 / this.scale()));
+    }
+    this.separateHits();
   }
 
   zoom(factor, at = null) {

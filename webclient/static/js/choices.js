@@ -105,4 +105,25 @@ export class Picker {
   reset() {
     this.picks = [];
   }
+
+  // Options the picks so far complete (several when one extends another, as a
+  // landing with fewer ships does).
+  complete() {
+    return this.options.filter((o) => {
+      const next = progress(o.stages, this.picks);
+      return next !== null && next.length === 0;
+    });
+  }
+
+  // Picks still needed in the current stage: the fewest and the most over the
+  // options still possible (0 when one is complete).
+  needed() {
+    const counts = this.options.map((o) => progress(o.stages, this.picks)).filter(Boolean).map((n) => n.length);
+    return counts.length ? { least: Math.min(...counts), most: Math.max(...counts) } : { least: 0, most: 0 };
+  }
+
+  // Pick every key of `option` (an option chosen from the list).
+  choose(option) {
+    this.picks = option.stages.flat();
+  }
 }

@@ -34,6 +34,9 @@ export class EmbedPage extends GamePage {
   start() {
     window.addEventListener("message", (event) => this.onHostMessage(event));
     super.start();
+    // The connection label goes on the board, in the corner away from the zoom buttons.
+    const label = document.getElementById("connection");
+    if (label) this.boardArea.append(label);
     this.post("ready", { mode: this.mode, seat: this.wanted || null, locale: locale() });
   }
 
@@ -62,7 +65,8 @@ export class EmbedPage extends GamePage {
 
   // The pending decision once per sequence, and the ranking once.
   report() {
-    const view = this.view;
+    // The latest state the server sent (the board on screen may still be playing back).
+    const view = this.snapshot?.view;
     const decision = view?.decision;
     if (decision && this.decisionSent !== this.sequence) {
       this.decisionSent = this.sequence;

@@ -1,35 +1,55 @@
 // One game: joins and starts it, follows its event stream (resuming after a
-// drop), draws the board, and turns this browser's decisions into picks.
+// drop), plays every entry back in order at the chosen speed, keeps the whole
+// log, and turns this browser's decisions into picks, previewed and confirmed.
 
 import { call, seats, profile, requestId } from "./api.js";
-import { Board } from "./board.js";
+import { Board, newShips } from "./board.js";
 import { Picker } from "./choices.js";
 import { h } from "./dom.js";
-import { t, td, tn } from "./i18n.js";
+import { t, td, tn, list } from "./i18n.js";
 import { colourName, swatch } from "./ships.js";
-import { tile } from "./geometry.js";
+import { tile, neighbour, centre, towards } from "./geometry.js";
+import { Chronicle, fetchEntries } from "./history.js";
+import { prefs, SPEEDS } from "./settings.js";
+import { TurnAlerts, allowNotifications, clockText } from "./alerts.js";
+import { renderEnd } from "./endgame.js";
 import {
-  botLabel, botLevel, colour as colourText, decisionPrompt, describeOption, entryLines, errorText, isBot,
-  leftOver, tileName,
+  botLabel, botLevel, colour as colourText, decisionPrompt, describeOption, errorText, isBot,
+  leftOver, player, setPlayers, tileName,
 } from "./text.js";
 
-const LOG_LIMIT = 400;
+// How long an entry stays on screen before the next is shown, at speed 1 (ms).
+const HOLD = 900;
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const kindOf = (decision) => String(decision?.kind ?? "").replace(/^DECISION_KIND_/, "").toLowerCase();
+const hexKey = (x) => `${x?.q ?? 0},${x?.r ?? 0}`;
 
 export class GamePage {
   constructor(root, id) {
     this.root = root;
     this.id = id;
+    // The latest snapshot the server sent, and its sequence.
     this.snapshot = null;
     this.sequence = null;
+    // The snapshot on screen: it follows the latest one entry by entry.
+    this.shown = null;
+    this.queue = [];
+    this.playing = false;
+    this.skipping = false;
+    this.chronicle = new Chronicle();
+    this.logReady = false;
+    this.logRendered = 0;
+    // What changed since this player's last decision.
+    this.marks = { tiles: new Set(), ships: new Map() };
     this.picker = null;
     this.busy = false;
     // The sequence an accepted action was made at, until the stream moves past it.
     this.submitted = null;
     this.retry = 500;
-    this.logLines = [];
-    this.logRendered = 0;
-    this.pendingEvents = [];
     this.frame = null;
+    this.decidedAt = null;
+    this.clockFor = null;
+    this.alerts = new TurnAlerts();
     // An embedded board (embed.js) has no share link, join or leave buttons.
     this.embedded = false;
   }
@@ -39,11 +59,11 @@ export class GamePage {
   }
 
   get game() {
-    return this.snapshot?.game ?? null;
+    return this.shown?.game ?? this.snapshot?.game ?? null;
   }
 
   get view() {
-    return this.snapshot?.view ?? null;
+    return this.shown?.view ?? null;
   }
 
   start() {
@@ -54,11 +74,21 @@ export class GamePage {
       h("button", { type: "button", testid: "zoom-out", "aria-label": t("board.zoom_out"), onclick: () => this.board.zoom(1.25) }, "−"),
       h("button", { type: "button", testid: "zoom-fit", "aria-label": t("board.fit"), onclick: () => { this.board.userMoved = false; this.board.fit(); } }, "⤢")));
     this.boardHint = h("p", { class: "board-hint", testid: "board-hint" });
-    this.boardArea.append(this.boardHint);
+    this.playback = h("div", { class: "playback", testid: "playback" });
+    this.dock = h("div", { class: "dock", testid: "dock" });
+    this.boardArea.append(this.boardHint, this.playback, this.dock);
     this.side = h("aside", { class: "side" });
     this.errorBox = h("p", { class: "error", testid: "error", role: "alert" });
     this.logList = h("ol", { class: "log", testid: "log", "aria-live": "polite" });
     this.root.replaceChildren(this.boardArea, this.side);
+    // On a phone the board and its decision fill the screen under the header.
+    const header = document.querySelector(".topbar");
+    const fitUnder = () => document.documentElement.style.setProperty("--top", `${header?.offsetHeight ?? 0}px`);
+    fitUnder();
+    window.addEventListener("resize", fitUnder);
+    this.narrow = window.matchMedia("(max-width: 800px)");
+    this.narrow.addEventListener?.("change", () => this.schedule());
+    setInterval(() => this.tick(), 1000);
     this.connect();
   }
 
@@ -97,59 +127,154 @@ export class GamePage {
 
   setConnection(state) {
     const node = document.getElementById("connection");
+    if (!node) return;
     node.dataset.state = state;
     node.textContent = td(`connection.${state}`);
   }
 
+  // A snapshot: the game as it is now (first, or again after a long absence).
   onSnapshot(snapshot) {
     const sequence = Number(snapshot.sequence);
     if (this.sequence !== null && sequence < this.sequence) return;
     this.snapshot = snapshot;
+    setPlayers(snapshot.game?.seats);
     this.sequence = sequence;
+    this.queue = [];
+    this.skipping = false;
+    this.shown = snapshot;
     this.picker = null;
+    setPlayers(snapshot.game?.seats);
+    this.loadLog(sequence);
     this.schedule();
+  }
+
+  // The whole log up to `until`, from the store: the same lines whenever the page opened.
+  async loadLog(until) {
+    if (this.loadingLog) return;
+    this.loadingLog = true;
+    try {
+      const entries = await fetchEntries(this.id, this.chronicle.last, until);
+      for (const entry of entries) this.chronicle.add(entry);
+      this.logReady = true;
+    } catch (error) {
+      this.showError(errorText(error));
+    } finally {
+      this.loadingLog = false;
+    }
+    this.schedule();
+    this.pump();
   }
 
   onEntry(data) {
     const sequence = Number(data.sequence);
     if (this.sequence !== null && sequence <= this.sequence) return;
-    const view = data.snapshot?.view ?? this.view;
-    for (const line of entryLines(data.entry, view)) this.logLines.push({ sequence, line });
-    if (data.entry.action_applied) this.pendingEvents.push(data.entry.action_applied.events ?? []);
-    if (data.snapshot) {
-      this.snapshot = data.snapshot;
-      this.picker = null;
-    }
+    this.queue.push({ sequence, entry: data.entry, snapshot: data.snapshot ?? null });
     this.sequence = sequence;
-    this.schedule();
+    if (data.snapshot) this.snapshot = data.snapshot;
+    if (data.entry.seat_joined && data.snapshot) setPlayers(data.snapshot.game?.seats);
+    this.pump();
   }
 
-  // Render at most once per frame, however many entries arrived.
-  schedule() {
-    if (this.frame !== null) return;
-    this.frame = requestAnimationFrame(() => {
-      this.frame = null;
-      this.render();
-      const events = this.pendingEvents;
-      this.pendingEvents = [];
-      if (events.length === 1) this.board.animate(events[0]);
-    });
+  // ------------------------------------------------------------------ playback
+
+  // Show queued entries one by one: a voyage sails, then the board after it is
+  // drawn (new ships landing one by one), and it stays a moment.
+  async pump() {
+    if (this.playing || !this.logReady) return;
+    this.playing = true;
+    document.body.dataset.playing = "1";
+    try {
+      while (this.queue.length) {
+        const item = this.queue.shift();
+        const speed = this.skipping ? 0 : prefs.speed();
+        const own = this.isOwn(item.entry);
+        let after = item.snapshot;
+        if (item.entry.action_taken_back) {
+          after = { ...(after ?? this.shown), sequence: String(item.sequence), view: after?.view ?? item.entry.action_taken_back.view };
+        }
+        if (!after && Number(this.snapshot?.sequence) === item.sequence) after = this.snapshot;
+        // An entry of a batch comes without the board after it: ask the server for it.
+        if (!after && speed) after = await this.pastState(item.sequence);
+        if (speed && item.entry.action_applied) await this.board.play(item.entry.action_applied.events, speed);
+        this.chronicle.add(item.entry);
+        if (after) {
+          if (!own && after.view) this.mark(this.shown?.view, after.view);
+          this.shown = after;
+          if (after.game?.seats) setPlayers(after.game.seats);
+        }
+        this.renderNow(speed ? { arrive: 220 / speed } : {});
+        // Another seat's move stays on screen a moment, even if nothing follows yet.
+        if (speed && !own && !this.skipping) await sleep(HOLD / speed);
+      }
+    } finally {
+      this.playing = false;
+      this.skipping = false;
+      document.body.dataset.playing = "0";
+    }
+    if (this.queue.length) {
+      this.pump();
+      return;
+    }
+    if (Number(this.snapshot?.sequence) >= Number(this.shown?.sequence)) this.shown = this.snapshot;
+    this.renderNow();
+  }
+
+  // The board right after entry `sequence`, as the server has it (a spectator's view).
+  async pastState(sequence) {
+    try {
+      return (await call("GET", `/games/${this.id}?at_sequence=${sequence}`)).snapshot;
+    } catch {
+      return null;
+    }
+  }
+
+  skipToNow() {
+    this.skipping = true;
+    this.renderNow();
+  }
+
+  isOwn(entry) {
+    const seat = this.seat;
+    const by = entry.action_applied?.player ?? entry.action_taken_back?.player;
+    return Boolean(seat && by && colourName(by) === colourName(seat.colour));
+  }
+
+  // Remember what another seat's entry changed, until this player decides.
+  mark(before, after) {
+    const had = new Set((before?.tiles ?? []).map((p) => hexKey(p.at)));
+    for (const p of after.tiles ?? []) if (before && !had.has(hexKey(p.at))) this.marks.tiles.add(hexKey(p.at));
+    for (const [id, n] of newShips(before, after)) this.marks.ships.set(id, (this.marks.ships.get(id) ?? 0) + n);
   }
 
   // ------------------------------------------------------------------ deciding
+
+  caughtUp() {
+    return !this.playing && this.queue.length === 0 && Number(this.shown?.sequence) === this.sequence;
+  }
 
   mine() {
     const decision = this.view?.decision;
     const seat = this.seat;
     if (this.submitted !== null && this.sequence <= this.submitted) return false;
+    if (!this.caughtUp()) return false;
     return Boolean(decision && seat && colourName(decision.player) === colourName(seat.colour));
   }
 
   pick(key) {
     if (!this.picker || this.busy || !this.mine()) return;
     const chosen = this.picker.pick(key);
-    if (chosen) this.submit(chosen.action);
+    if (chosen && !prefs.get("confirm")) this.submit(chosen.action);
     else this.render();
+  }
+
+  choose(option) {
+    if (!this.picker) return;
+    if (!prefs.get("confirm")) {
+      this.submit(option.action);
+      return;
+    }
+    this.picker.choose(option);
+    this.render();
   }
 
   async submit(action) {
@@ -157,6 +282,8 @@ export class GamePage {
     this.busy = true;
     document.body.dataset.busy = "1";
     const asked = this.sequence;
+    // The player acted: what changed before is no longer news.
+    this.marks = { tiles: new Set(), ships: new Map() };
     try {
       await call("POST", `/games/${this.id}/actions`, {
         sequence: String(asked),
@@ -171,11 +298,36 @@ export class GamePage {
         seats.clear(this.id);
       }
       if (this.picker) this.picker.reset();
+    } finally {
+      this.busy = false;
+      document.body.dataset.busy = "0";
       this.render();
+    }
+  }
+
+  // This seat's own last decision, if it may still be taken back (the server decides).
+  takeBackable() {
+    const seat = this.seat;
+    const last = this.chronicle.items.at(-1);
+    if (!seat || !last || this.game?.state !== "GAME_STATE_ACTIVE" || !this.caughtUp()) return null;
+    const applied = last.entry.action_applied;
+    if (!applied || colourName(applied.player) !== colourName(seat.colour)) return null;
+    if ((applied.events ?? []).some((e) => e.tile_placed || e.game_over)) return null;
+    return last.sequence;
+  }
+
+  async takeBack(sequence) {
+    if (this.busy || !this.seat) return;
+    this.busy = true;
+    try {
+      await call("POST", `/games/${this.id}/take-back`, { sequence: String(sequence), request_id: requestId() }, this.seat.token);
+      this.submitted = null;
+      this.showError("");
+    } catch (error) {
+      this.showError(errorText(error));
     } finally {
       this.busy = false;
       this.render();
-      document.body.dataset.busy = "0";
     }
   }
 
@@ -213,6 +365,25 @@ export class GamePage {
     }
   }
 
+  // A new game with the same seats (persons and bots) and settings; this player sits again.
+  async rematch() {
+    const game = this.game;
+    const seat = this.seat;
+    try {
+      const settings = { ...(game.settings ?? {}) };
+      delete settings.webhook_url;
+      const reply = await call("POST", "/games", { seats: game.seats.map((s) => s.colour), settings });
+      const id = reply.game.name.split("/")[1];
+      if (seat) {
+        const joined = await call("POST", `/games/${id}/join`, { colour: seat.colour, display_name: profile.name() });
+        seats.set(id, joined.colour, joined.seat_token);
+      }
+      window.location.assign(`/games/${id}`);
+    } catch (error) {
+      this.showError(errorText(error));
+    }
+  }
+
   showError(text) {
     this.errorBox.textContent = text;
     if (text) document.body.dataset.errors = String(Number(document.body.dataset.errors ?? 0) + 1);
@@ -220,7 +391,24 @@ export class GamePage {
 
   // ------------------------------------------------------------------ rendering
 
-  render() {
+  // Render at most once per frame.
+  schedule() {
+    if (this.frame !== null) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = null;
+      this.render();
+    });
+  }
+
+  renderNow(boardOptions = {}) {
+    if (this.frame !== null) {
+      cancelAnimationFrame(this.frame);
+      this.frame = null;
+    }
+    this.render(boardOptions);
+  }
+
+  render(boardOptions = {}) {
     const game = this.game;
     if (!game) return;
     const view = this.view;
@@ -229,25 +417,141 @@ export class GamePage {
     if (mine && !this.picker) this.picker = new Picker(view.decision);
     if (!mine) this.picker = null;
     const body = document.body.dataset;
-    body.sequence = String(this.sequence);
-    body.state = state;
+    body.sequence = String(this.caughtUp() ? this.sequence : this.shown?.sequence);
+    body.state = this.caughtUp() ? String(this.snapshot.game.state).replace(/^GAME_STATE_/, "").toLowerCase() : state;
     body.myturn = mine ? "1" : "0";
     body.colour = this.seat ? colourName(this.seat.colour) : "";
-    this.board.render(view, this.picker);
+    this.trackClock(view, mine);
+    // The docked decision first: it sets the board's size, which sets the targets' size.
+    const decision = view?.decision && mine ? this.renderDecision(view) : null;
+    const narrow = this.narrow?.matches;
+    this.dock.replaceChildren(...(narrow && decision ? [decision] : []));
+    this.board.render(view, this.picker, { ...boardOptions, marks: this.marks, ...this.preview(view) });
     this.boardHint.textContent = view ? "" : t("board.before_start");
+    this.renderPlayback();
+    const back = this.takeBackable();
     const parts = [
       this.renderStatus(game, view, state),
       this.errorBox,
       state === "open" ? this.renderSeats(game) : null,
-      view?.result?.length ? this.renderRanking(view) : null,
+      view?.result?.length ? renderEnd(view, this.seat, {
+        rematch: this.embedded ? null : () => this.rematch(),
+        replay: `/games/${this.id}?replay=1`,
+      }) : null,
+      narrow ? null : decision,
+      back !== null && !mine ? h("section", { class: "card" },
+        h("button", { type: "button", class: "secondary", testid: "take-back", onclick: () => this.takeBack(back) }, t("takeback.button")),
+        h("p", { class: "muted" }, t("takeback.hint"))) : null,
       view ? this.renderPlayers(game, view) : null,
-      view?.decision && mine ? this.renderDecision(view) : null,
       view ? this.renderDeck(view) : null,
       this.embedded ? null : this.renderShare(),
+      this.embedded ? null : this.renderPrefs(),
       h("section", { class: "card" }, h("h2", {}, t("log.title")), this.logList),
     ];
     this.side.replaceChildren(...parts.filter(Boolean));
     this.renderLog();
+    this.alerts.update(mine);
+  }
+
+  // Ghost ships for the picks so far, or the voyage a chosen jetty would start.
+  preview(view) {
+    const picker = this.picker;
+    if (!picker || !view) return {};
+    const me = this.seat ? colourName(this.seat.colour) : "yellow";
+    const ghosts = [];
+    const count = new Map();
+    const ghost = (beach, colour) => {
+      const slot = count.get(beach) ?? 0;
+      count.set(beach, slot + 1);
+      ghosts.push({ beach, colour, slot });
+    };
+    let path = null;
+    for (const key of picker.picks) {
+      const [type, ...rest] = key.split(":");
+      if (["beach", "tonga", "single"].includes(type)) ghost(rest[0], me);
+      else if (type === "land" && rest[0] !== "none") ghost(`${hexKey(view.decision.island)},${rest[0]}`, rest[1]);
+      else if (type === "jetty") path = this.voyagePath(view, rest[0].split(",").map(Number));
+    }
+    return { ghosts, path };
+  }
+
+  // The route a group sailing from beach (q, r, b) through jetty `dir` would take
+  // over the sea tiles on the board, each path's danger against its colours.
+  voyagePath(view, [q, r, b, dir]) {
+    const at = new Map((view.tiles ?? []).map((p) => [hexKey(p.at), p]));
+    const on = (view.beaches ?? []).find((x) => hexKey(x.beach) === `${q},${r}` && (x.beach.index ?? 0) === b);
+    const colours = new Set((on?.colours ?? []).map(colourName)).size;
+    const points = [centre(q, r), towards(q, r, dir)];
+    const steps = [];
+    let [cq, cr, d] = [q, r, dir];
+    for (let i = 0; i < 40; i += 1) {
+      const [nq, nr] = neighbour(cq, cr, d);
+      const placed = at.get(`${nq},${nr}`);
+      const info = placed ? tile(placed.tile) : null;
+      if (!info || info.kind !== "sea") {
+        if (info) points.push(centre(nq, nr));
+        break;
+      }
+      const enter = (d + 3) % 6;
+      const rot = placed.rot ?? 0;
+      const found = info.paths.map(([a, z, danger]) => [(a + rot) % 6, (z + rot) % 6, danger])
+        .find(([a, z]) => a === enter || z === enter);
+      if (!found) break;
+      const exit = found[0] === enter ? found[1] : found[0];
+      const mid = centre(nq, nr);
+      steps.push({ at: { x: (mid.x * 2 + towards(nq, nr, enter).x) / 3, y: (mid.y * 2 + towards(nq, nr, enter).y) / 3 }, danger: found[2] });
+      points.push(mid, towards(nq, nr, exit));
+      if (found[2] > colours) break;
+      [cq, cr, d] = [nq, nr, exit];
+    }
+    return { points, steps, colours };
+  }
+
+  // The speed control and "skip to now": built once, so a click never meets a new node.
+  renderPlayback() {
+    if (!this.speedSelect) {
+      this.speedSelect = h("select", { testid: "speed", "aria-label": t("playback.speed"), onchange: (e) => {
+        prefs.set("speed", Number(e.target.value));
+      } }, ...SPEEDS.map((s) => h("option", { value: String(s) }, s ? `${s}×` : t("playback.instant"))));
+      this.speedSelect.value = String(prefs.speed());
+      this.skipButton = h("button", { type: "button", class: "secondary", testid: "skip", onclick: () => this.skipToNow() });
+      this.playback.replaceChildren(h("label", {}, t("playback.speed"), " ", this.speedSelect), this.skipButton);
+    }
+    const waiting = this.queue.length + (this.playing ? 1 : 0);
+    this.skipButton.hidden = !waiting;
+    this.skipButton.textContent = waiting ? tn("playback.skip", waiting) : "";
+  }
+
+  renderPrefs() {
+    const box = (name, label, after) => h("label", { class: "pref" }, h("input", {
+      type: "checkbox", testid: `pref-${name}`, checked: Boolean(prefs.get(name)),
+      onchange: async (e) => {
+        let on = e.target.checked;
+        if (after && on) on = await after();
+        prefs.set(name, on);
+        e.target.checked = on;
+      },
+    }), " ", label);
+    return h("details", { class: "card prefs", testid: "prefs" }, h("summary", {}, t("prefs.title")),
+      box("confirm", t("prefs.confirm")),
+      box("sound", t("prefs.sound")),
+      box("notify", t("prefs.notify"), allowNotifications));
+  }
+
+  trackClock(view, mine) {
+    const limit = Number(this.game?.settings?.turn_timeout_seconds ?? 0);
+    const key = view?.decision ? `${this.sequence}` : null;
+    if (key !== this.clockFor) {
+      this.clockFor = key;
+      this.decidedAt = performance.now();
+    }
+    this.clockLimit = limit > 0 && key && this.caughtUp() ? limit : 0;
+    this.clockMine = mine;
+  }
+
+  tick() {
+    const node = this.side?.querySelector("[data-testid=clock]");
+    if (node && this.clockLimit) node.textContent = t("status.clock", { time: clockText(this.clockLimit, this.decidedAt).text });
   }
 
   renderStatus(game, view, state) {
@@ -256,14 +560,28 @@ export class GamePage {
       ? h("span", { testid: "you" }, swatch(colourName(seat.colour)), t("status.you", { colour: colourText(seat.colour) }))
       : h("span", { testid: "spectator" }, t("status.spectator"));
     let line;
-    if (state === "open") line = t("status.open");
+    if (state === "open") {
+      const waiting = (game.seats ?? []).some((s) => !s.occupied);
+      line = waiting ? `${t("status.open")} ${this.seatStatus(game)}` : this.seatStatus(game);
+    }
     else if (state === "finished") line = t("status.finished");
     else if (this.mine()) line = t("status.your_turn");
-    else line = t("status.waiting_for", { player: colourText(view.decision.player) });
+    else if (view?.decision) line = t("status.waiting_for", { player: player(view.decision.player) });
+    else line = "";
+    const clock = this.clockLimit ? clockText(this.clockLimit, this.decidedAt) : null;
     return h("section", { class: "card status-card", testid: "status" },
       h("h1", {}, game.settings?.display_name || t("game.title")),
       h("p", {}, who),
-      h("p", { class: "turn", testid: "turn" }, line));
+      h("p", { class: "turn", testid: "turn" }, line),
+      clock ? h("p", { class: `clock${clock.left < 10 ? " urgent" : ""}`, testid: "clock" }, t("status.clock", { time: clock.text })) : null,
+      this.embedded ? null : h("p", {}, h("a", { href: `/games/${this.id}?replay=1`, testid: "open-replay" }, t("replay.open"))));
+  }
+
+  // The lobby status follows the seats: how many are open, or that the game can start.
+  seatStatus(game) {
+    const open = (game.seats ?? []).filter((s) => !s.occupied).length;
+    if (open) return tn("seats.open_count", open);
+    return this.seat ? t("seats.all_taken_start") : t("seats.all_taken");
   }
 
   renderSeats(game) {
@@ -283,8 +601,9 @@ export class GamePage {
             ? h("button", { type: "button", testid: `join-${c}`, onclick: () => this.join(s.colour) }, t("seats.join"))
             : null);
       })),
-      seat && all ? h("button", { type: "button", testid: "start", onclick: () => this.startGame() }, t("seats.start")) : null,
+      h("p", { class: "muted", testid: "seat-status" }, this.seatStatus(game)),
       seat && !all ? h("p", { class: "muted" }, t("seats.waiting")) : null,
+      seat && all ? h("button", { type: "button", class: "primary", testid: "start", onclick: () => this.startGame() }, t("seats.start")) : null,
       seat && !this.embedded ? h("button", { type: "button", class: "secondary", testid: "leave", onclick: () => this.leave() }, t("seats.leave")) : null);
   }
 
@@ -304,9 +623,8 @@ export class GamePage {
   }
 
   renderPlayers(game, view) {
-    const count = (list, c) => (list ?? []).find((x) => colourName(x.colour) === c)?.count ?? 0;
+    const count = (items, c) => (items ?? []).find((x) => colourName(x.colour) === c)?.count ?? 0;
     const active = view.decision && view.active ? colourName(view.active) : null;
-    const names = Object.fromEntries((game.seats ?? []).map((s) => [colourName(s.colour), s.display_name]));
     const bots = Object.fromEntries((game.seats ?? []).filter(isBot).map((s) => [colourName(s.colour), s]));
     return h("section", { class: "card", testid: "players" },
       h("h2", {}, t("players.title")),
@@ -316,7 +634,7 @@ export class GamePage {
         h("tbody", {}, ...(view.seats ?? []).map((value) => {
           const c = colourName(value);
           return h("tr", { testid: `player-${c}`, class: c === active ? "active" : null },
-            h("td", {}, swatch(c), " ", names[c] || colourText(value),
+            h("td", {}, h("span", { class: "who" }, swatch(c), " ", player(value)),
               bots[c] ? this.botBadge(bots[c]) : null,
               c === active ? h("span", { class: "badge", testid: "active" }, t("players.turn")) : null),
             h("td", { "data-field": "supply" }, count(view.supply, c)),
@@ -325,15 +643,35 @@ export class GamePage {
         }))));
   }
 
+  // What is still to pick, in words: "2 more beaches", or the acts a turn allows.
+  instruction(decision, picker) {
+    const kind = kindOf(decision);
+    const { least, most } = picker.needed();
+    if (picker.picks.length && (picker.remaining().length === 1 || picker.complete().length === 1) && !most) {
+      return t("pick.ready");
+    }
+    const next = [...picker.targets().keys()].map((k) => k.split(":")[0]);
+    if (kind === "turn" && !picker.picks.length) {
+      const acts = [...new Set(picker.options.map((o) => Object.keys(o.action)[0]))];
+      return t("hint.can", { acts: list(acts.map((a) => td(`act.${a}`))) });
+    }
+    if (picker.picks.length && (next.includes("beach") || next.includes("tonga")) && least > 0) {
+      return least === most ? tn("pick.more_beaches", least) : tn("pick.up_to_beaches", most);
+    }
+    if (kind === "land" && most > 0) return tn("pick.more_ships", most);
+    return td(`hint.${kind}`);
+  }
+
   renderDecision(view) {
     const decision = view.decision;
     const picker = this.picker;
     const left = picker.remaining();
+    const complete = picker.complete();
     const targets = [...picker.targets().keys()];
     const offBoard = targets.filter((k) => k === "settle" || k === "land:none");
     const parts = [
       h("h2", {}, decisionPrompt(decision)),
-      h("p", { class: "muted" }, td(`hint.${String(decision.kind).replace(/^DECISION_KIND_/, "").toLowerCase()}`)),
+      h("p", { class: "muted", testid: "instruction" }, this.instruction(decision, picker)),
     ];
     if (decision.kind === "DECISION_KIND_LAND") {
       const picked = picker.picks.filter((k) => k.startsWith("land:") && k !== "land:none")
@@ -347,19 +685,20 @@ export class GamePage {
       parts.push(h("button", { type: "button", testid: "target", "data-key": key, onclick: () => this.pick(key) },
         td(`target.${key.replace(":", "_")}`)));
     }
-    if (left.length === 1) {
-      parts.push(h("button", { type: "button", testid: "confirm", class: "primary", onclick: () => this.submit(left[0].action) },
-        t("decision.confirm", { option: describeOption(left[0].action, view, decision) })));
+    const ready = left.length === 1 ? left[0] : complete.length === 1 ? complete[0] : null;
+    if (ready) {
+      parts.push(h("button", { type: "button", testid: "confirm", class: "primary", onclick: () => this.submit(ready.action) },
+        t("decision.confirm", { option: describeOption(ready.action, view, decision) })));
     }
     if (picker.picks.length) {
       parts.push(h("button", { type: "button", class: "secondary", testid: "reset", onclick: () => { picker.reset(); this.render(); } }, t("decision.reset")));
     }
     const shown = left.slice(0, 40);
-    parts.push(h("details", { class: "options", open: left.length <= 6 },
-      h("summary", {}, t("decision.options", { count: left.length })),
+    parts.push(h("details", { class: "options", open: left.length <= 6 && left.length > 1 },
+      h("summary", {}, tn("decision.options", left.length)),
       h("ul", {}, ...shown.map((o) => h("li", {}, h("button", {
         type: "button", class: "option", testid: "option", "data-index": o.index,
-        onclick: () => this.submit(o.action),
+        onclick: () => this.choose(o),
       }, describeOption(o.action, view, decision))))),
       left.length > shown.length ? h("p", { class: "muted" }, tn("decision.more", left.length - shown.length)) : null));
     return h("section", { class: "card decision", testid: "decision", "data-kind": decision.kind }, ...parts);
@@ -370,37 +709,25 @@ export class GamePage {
       .sort((a, b) => b.points - a.points || tileName(a.id).localeCompare(tileName(b.id)));
     return h("section", { class: "card", testid: "deck" },
       h("h2", {}, t("deck.title")),
-      h("p", {}, t("deck.counts", { island: view.stack?.island ?? 0, sea: view.stack?.sea ?? 0 })),
+      h("p", {}, t("deck.counts", { island_tiles: view.stack?.island ?? 0, sea_tiles: view.stack?.sea ?? 0 })),
       h("ul", { class: "deck-list" }, ...islands.map((x) => h("li", { "data-tile": x.id },
         t("deck.island", { name: tileName(x.id), points: x.points })))),
-      view.removed?.length ? h("p", { class: "muted" }, t("deck.removed", { tiles: view.removed.map(tileName).join(", ") })) : null);
+      view.removed?.length ? h("p", { class: "muted" }, t("deck.removed", { tiles: list(view.removed.map(tileName)) })) : null);
   }
 
-  renderRanking(view) {
-    const rows = [...view.result].sort((a, b) => a.rank - b.rank);
-    return h("section", { class: "card ranking", testid: "ranking" },
-      h("h2", {}, t("ranking.title")),
-      h("table", {},
-        h("thead", {}, h("tr", {}, h("th", {}, t("ranking.rank")), h("th", {}, t("ranking.player")),
-          h("th", {}, t("ranking.points")), h("th", {}, t("ranking.islands")), h("th", {}, t("ranking.ships")))),
-        h("tbody", {}, ...rows.map((r) => {
-          const c = colourName(r.colour);
-          return h("tr", { testid: "rank-row", "data-colour": c, "data-rank": r.rank, "data-points": r.points },
-            h("td", {}, r.rank), h("td", {}, swatch(c), " ", colourText(r.colour)), h("td", {}, r.points),
-            h("td", {}, r.islands), h("td", {}, r.ships));
-        }))),
-      h("p", { class: "muted" }, t("ranking.tiebreaks")));
-  }
-
+  // The log in time order, one item per entry (its lines in the order they happened).
   renderLog() {
-    for (const item of this.logLines.slice(this.logRendered)) {
-      this.logList.prepend(h("li", { "data-sequence": item.sequence }, item.line));
+    const items = this.chronicle.items;
+    if (this.logRendered > items.length) {
+      this.logList.replaceChildren();
+      this.logRendered = 0;
     }
-    this.logRendered = this.logLines.length;
-    while (this.logList.children.length > LOG_LIMIT) this.logList.lastChild.remove();
-    if (this.logLines.length > 2 * LOG_LIMIT) {
-      this.logLines.splice(0, LOG_LIMIT);
-      this.logRendered -= LOG_LIMIT;
+    for (const item of items.slice(this.logRendered)) {
+      if (!item.lines.length) continue;
+      this.logList.append(h("li", { "data-sequence": item.sequence, class: item.turn ? "turn-start" : null },
+        ...item.lines.map((line) => h("span", { class: "line" }, line))));
     }
+    this.logRendered = items.length;
+    this.logList.scrollTop = this.logList.scrollHeight;
   }
 }

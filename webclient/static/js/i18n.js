@@ -3,14 +3,14 @@
 // static/i18n/<locale>.json, exported from the gettext catalogs (make i18n):
 // { locale, dir, plural: {CLDR category: form index}, messages: {id: text | [forms]} }.
 
-let current = { locale: "en", plural: { other: 0 }, messages: {} };
+let current = { locale: "en", dir: "ltr", plural: { other: 0 }, messages: {} };
 let fallback = current;
 let rules = new Intl.PluralRules("en");
 
 export async function loadCatalog(base, locale) {
   const get = async (name) => {
     const response = await fetch(`${base}i18n/${name}.json`);
-    return response.ok ? response.json() : { locale: name, plural: { other: 0 }, messages: {} };
+    return response.ok ? response.json() : { locale: name, dir: "ltr", plural: { other: 0 }, messages: {} };
   };
   fallback = await get("en");
   current = locale === "en" ? fallback : await get(locale);
@@ -29,24 +29,43 @@ function pick(catalog, id, count) {
   return entry[Math.min(index, entry.length - 1)];
 }
 
+// Unicode isolation marks (FIRST STRONG ISOLATE … POP DIRECTIONAL ISOLATE).
+export const FSI = "\u2068";
+export const PDI = "\u2069";
+
+// The one place where values go into sentences. In a right-to-left locale every
+// inserted value is isolated, so that a Latin name or a number keeps its own
+// direction and cannot reorder the Hebrew words around it.
 function fill(text, params) {
-  return text.replace(/\{(\w+)\}/g, (whole, key) => (key in params ? format(params[key]) : whole));
+  const isolate = current.dir === "rtl";
+  return text.replace(/\{(\w+)\}/g, (whole, key) => {
+    if (!(key in params)) return whole;
+    const value = format(params[key]);
+    return isolate ? `${FSI}${value}${PDI}` : value;
+  });
 }
 
 const format = (value) => (typeof value === "number" ? value.toLocaleString(current.locale) : String(value));
 
+// A message whose params hold a numeric `count` takes its plural form from it.
 export function t(id, params = {}) {
-  return fill(pick(current, id, 1) ?? pick(fallback, id, 1) ?? id, params);
+  const count = typeof params.count === "number" ? params.count : 1;
+  return fill(pick(current, id, count) ?? pick(fallback, id, count) ?? id, params);
 }
 
 export function tn(id, count, params = {}) {
-  const all = { count, ...params };
-  return fill(pick(current, id, count) ?? pick(fallback, id, count) ?? id, all);
+  return t(id, { ...params, count });
 }
 
 export function has(id) {
   return id in current.messages || id in fallback.messages;
 }
+
+// A list of items joined the way the language joins them ("a, b" / "a、b").
+export const list = (items) => items.join(t("list.separator"));
+
+// A list of groups, each already a list ("beach 1: a, b; beach 2: c").
+export const groups = (items) => items.join(t("list.group_separator"));
 
 // The same as t() for ids built at run time (colour.${name}, error.${reason}...);
 // those ids are declared in webclient/messages.py for extraction.

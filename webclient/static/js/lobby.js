@@ -1,12 +1,16 @@
-// The lobby: create a game, list games, open one to join or watch.
+// The lobby: create a game (the creator takes its first person's seat), list
+// games to join or watch, and finished games with their winner and replay.
 
-import { call, profile } from "./api.js";
+import { call, profile, seats as seatStore } from "./api.js";
 import { h } from "./dom.js";
-import { t, td, tn } from "./i18n.js";
-import { COLOURS, swatch } from "./ships.js";
+import { list, t, td, tn } from "./i18n.js";
+import { COLOURS, colourName, swatch } from "./ships.js";
 import { BOT_LEVELS, botLabel, botLevel, errorText, isBot } from "./text.js";
 
 const stateName = (s) => td(`state.${String(s).replace(/^GAME_STATE_/, "").toLowerCase()}`);
+
+// Turn clocks offered, in seconds (0: none).
+const CLOCKS = [0, 30, 60, 120, 300];
 
 export class LobbyPage {
   constructor(root) {
@@ -29,30 +33,51 @@ export class LobbyPage {
       ...BOT_LEVELS.map((level) => h("option", { value: level }, td(`bot.${level}`))))));
     const title = h("input", { id: "game-title", testid: "game-title", maxlength: "100" });
     const auto = h("input", { type: "checkbox", id: "auto-start", testid: "auto-start" });
+    const clock = h("select", { id: "turn-clock", testid: "turn-clock" },
+      ...CLOCKS.map((s) => h("option", { value: String(s) }, s ? tn("lobby.clock_seconds", s) : t("lobby.clock_none"))));
+    const botChoice = (id, none) => h("select", { id, testid: id },
+      h("option", { value: "" }, none),
+      ...BOT_LEVELS.map((level) => h("option", { value: level }, td(`bot.${level}`))));
+    const leaveBot = botChoice("leave-bot", t("lobby.leave_open"));
+    const timeoutBot = botChoice("timeout-bot", t("lobby.timeout_random"));
     this.error = h("p", { class: "error", testid: "error", role: "alert" });
     const form = h("form", { class: "card create", testid: "create-form", onsubmit: (e) => {
       e.preventDefault();
-      this.create(picks, title.value, auto.checked);
+      this.create(picks, {
+        display_name: title.value,
+        auto_start: auto.checked,
+        turn_timeout_seconds: Number(clock.value),
+        leave_bot: leaveBot.value ? `BOT_LEVEL_${leaveBot.value.toUpperCase()}` : undefined,
+        timeout_bot: timeoutBot.value ? `BOT_LEVEL_${timeoutBot.value.toUpperCase()}` : undefined,
+      });
     } },
     h("h2", {}, t("lobby.create")),
     h("label", { for: "player-name" }, t("lobby.your_name")), name,
     h("label", { for: "game-title" }, t("lobby.game_title")), title,
     h("fieldset", {}, h("legend", {}, t("lobby.seats")), ...picks),
     h("label", {}, auto, t("lobby.auto_start")),
-    h("button", { type: "submit", testid: "create-game" }, t("lobby.create_button")),
+    h("details", { class: "options-more", testid: "game-options" },
+      h("summary", {}, t("lobby.options")),
+      h("label", { for: "turn-clock" }, t("lobby.turn_clock")), clock,
+      h("label", { for: "timeout-bot" }, t("lobby.timeout_bot")), timeoutBot,
+      h("label", { for: "leave-bot" }, t("lobby.leave_bot")), leaveBot),
+    h("button", { type: "submit", class: "primary", testid: "create-game" }, t("lobby.create_button")),
     this.error);
     this.list = h("ul", { class: "games", testid: "games" });
+    this.finished = h("table", { class: "finished", testid: "finished" });
     this.root.replaceChildren(
       h("h1", {}, t("lobby.title")),
       h("p", { class: "intro" }, t("lobby.intro")),
       form,
       h("section", { class: "card" }, h("h2", {}, t("lobby.games")), this.list),
+      h("section", { class: "card" }, h("h2", {}, t("lobby.finished")), this.finished),
     );
     this.refresh();
     setInterval(() => this.refresh(), 5000);
   }
 
-  async create(picks, title, autoStart) {
+  // Create the game, then sit its creator in the first seat not played by a bot.
+  async create(picks, settings) {
     const chosen = picks.filter((pick) => pick.querySelector("input").checked);
     const seats = chosen.map((pick) => `COLOUR_${pick.querySelector("input").value.toUpperCase()}`);
     const bots = chosen
@@ -63,11 +88,14 @@ export class LobbyPage {
         level: `BOT_LEVEL_${select.value.toUpperCase()}`,
       }));
     try {
-      const reply = await call("POST", "/games", {
-        seats,
-        settings: { display_name: title, auto_start: autoStart, bots },
-      });
-      window.location.assign(`/games/${reply.game.name.split("/")[1]}`);
+      const reply = await call("POST", "/games", { seats, settings: { ...settings, bots } });
+      const id = reply.game.name.split("/")[1];
+      const person = reply.game.seats.find((s) => !s.occupied);
+      if (person) {
+        const joined = await call("POST", `/games/${id}/join`, { colour: person.colour, display_name: profile.name() });
+        seatStore.set(id, joined.colour, joined.seat_token);
+      }
+      window.location.assign(`/games/${id}`);
     } catch (error) {
       this.error.textContent = errorText(error);
     }
@@ -75,27 +103,55 @@ export class LobbyPage {
 
   async refresh() {
     try {
-      const reply = await call("GET", "/games?page_size=100");
-      const games = (reply.games ?? []).slice().reverse();
-      this.list.replaceChildren(...games.map((game) => {
-        const id = game.name.split("/")[1];
-        const taken = (game.seats ?? []).filter((s) => s.occupied).length;
-        return h("li", { testid: "game-item" },
-          h("a", { href: `/games/${id}`, testid: "game-link" }, game.settings?.display_name || id),
-          " ",
-          h("span", { class: "muted" }, stateName(game.state), " · ",
-            tn("lobby.seats_taken", (game.seats ?? []).length, { taken })),
-          h("span", { class: "swatches" }, ...(game.seats ?? []).map((s) => {
-            const colour = String(s.colour).replace("COLOUR_", "").toLowerCase();
-            return isBot(s)
-              ? h("span", { class: "bot-seat", testid: "bot-seat", "data-colour": colour, "data-level": botLevel(s) },
-                swatch(colour), botLabel(s))
-              : swatch(colour);
-          })));
-      }));
+      // Oldest first, page by page: the newest are on the last page.
+      let all = [];
+      let token = "";
+      for (let i = 0; i < 20; i += 1) {
+        const reply = await call("GET", `/games?page_size=1000&page_token=${encodeURIComponent(token)}`);
+        all = all.concat(reply.games ?? []);
+        token = reply.next_page_token ?? "";
+        if (!token) break;
+      }
+      all = all.slice(-300).reverse();
+      const games = all.filter((g) => g.state !== "GAME_STATE_FINISHED");
+      const done = all.filter((g) => g.state === "GAME_STATE_FINISHED");
+      this.list.replaceChildren(...games.map((game) => this.item(game)));
       if (!games.length) this.list.replaceChildren(h("li", { class: "muted" }, t("lobby.no_games")));
+      this.finished.replaceChildren(
+        h("thead", {}, h("tr", {}, h("th", {}, t("lobby.game")), h("th", {}, t("lobby.winner")), h("th", {}, t("lobby.replay")))),
+        h("tbody", {}, ...done.map((game) => this.finishedRow(game))));
     } catch (error) {
       this.error.textContent = errorText(error);
     }
+  }
+
+  item(game) {
+    const id = game.name.split("/")[1];
+    const taken = (game.seats ?? []).filter((s) => s.occupied).length;
+    return h("li", { testid: "game-item" },
+      h("a", { href: `/games/${id}`, testid: "game-link" }, game.settings?.display_name || id),
+      " ",
+      h("span", { class: "muted" }, stateName(game.state), " · ",
+        tn("lobby.seats_taken", (game.seats ?? []).length, { taken })),
+      h("span", { class: "swatches" }, ...(game.seats ?? []).map((s) => {
+        const colour = colourName(s.colour);
+        return isBot(s)
+          ? h("span", { class: "bot-seat", testid: "bot-seat", "data-colour": colour, "data-level": botLevel(s) },
+            swatch(colour), botLabel(s))
+          : swatch(colour);
+      })));
+  }
+
+  finishedRow(game) {
+    const id = game.name.split("/")[1];
+    const names = Object.fromEntries((game.seats ?? []).map((s) => [colourName(s.colour), s.display_name]));
+    const winners = (game.results ?? []).filter((r) => r.rank === 1).map((r) => {
+      const c = colourName(r.colour);
+      return `${names[c] || td(`colour.${c}`)} (${tn("board.points", r.points)})`;
+    });
+    return h("tr", { testid: "finished-game", "data-game": id },
+      h("td", {}, h("a", { href: `/games/${id}`, testid: "game-link" }, game.settings?.display_name || id)),
+      h("td", { testid: "winner" }, list(winners)),
+      h("td", {}, h("a", { href: `/games/${id}?replay=1`, testid: "replay-link" }, t("lobby.replay"))));
   }
 }

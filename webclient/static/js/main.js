@@ -22,6 +22,10 @@ if (body.dataset.page === "howto") {
 } else if (body.dataset.page === "embed") {
   const { EmbedPage } = await import("./embed.js");
   new EmbedPage(root, body.dataset.game, { seat: body.dataset.seat, origin: body.dataset.origin }).start();
+} else if (body.dataset.page === "game" && new URLSearchParams(window.location.search).has("replay")) {
+  const { ReplayPage } = await import("./replay.js");
+  const at = new URLSearchParams(window.location.search).get("at");
+  new ReplayPage(root, body.dataset.game, at === null || at === "" ? null : Number(at)).start();
 } else if (body.dataset.page === "game") {
   const { GamePage } = await import("./game.js");
   new GamePage(root, body.dataset.game).start();

@@ -2,12 +2,25 @@
 // Every word comes from the catalog; events and errors are kinds, fields and
 // reason codes, never English from the server.
 
-import { t, td, tn, has } from "./i18n.js";
+import { t, td, tn, has, list, groups } from "./i18n.js";
 import { tile } from "./geometry.js";
 import { actOf } from "./choices.js";
 import { colourName } from "./ships.js";
 
 export const colour = (value) => td(`colour.${colourName(value)}`);
+
+// Players are named by their display names; a seat without one by its colour,
+// as a name ("Red", "Punainen"), never as a bare adjective.
+const names = new Map();
+
+export function setPlayers(seats) {
+  names.clear();
+  for (const seat of seats ?? []) {
+    if (seat.display_name) names.set(colourName(seat.colour), seat.display_name);
+  }
+}
+
+export const player = (value) => names.get(colourName(value)) || td(`player.${colourName(value)}`);
 export const direction = (dir) => td(`dir.${dir ?? 0}`);
 
 export function tileName(id) {
@@ -26,11 +39,10 @@ export function islandAt(view, h) {
 }
 
 const beachNo = (index) => (index ?? 0) + 1;
-const counted = (list) =>
-  (list ?? [])
+const counted = (entries) =>
+  list((entries ?? [])
     .filter((c) => c.count > 0)
-    .map((c) => t("text.count_colour", { count: c.count, colour: colour(c.colour) }))
-    .join(", ");
+    .map((c) => tn("text.count_colour", c.count, { colour: colour(c.colour) })));
 
 export function describeOption(option, view, decision) {
   const act = actOf(option);
@@ -40,7 +52,7 @@ export function describeOption(option, view, decision) {
       return t("option.setup", { beach: beachNo(body.beach.index) });
     case "expand": {
       const island = islandAt(view, body.island);
-      const beaches = (body.beaches ?? []).map(beachNo).join(", ");
+      const beaches = list((body.beaches ?? []).map(beachNo));
       if (body.take) {
         return t("option.expand_take", {
           island,
@@ -56,7 +68,7 @@ export function describeOption(option, view, decision) {
     case "settle":
       return t("option.settle");
     case "tonga":
-      return t("option.tonga", { beaches: (body.beaches ?? []).map(beachNo).join(", ") });
+      return t("option.tonga", { beaches: list((body.beaches ?? []).map(beachNo)) });
     case "single":
       return t("option.single", { island: islandAt(view, body.beach), beach: beachNo(body.beach.index) });
     case "emigrate":
@@ -70,18 +82,18 @@ export function describeOption(option, view, decision) {
       if (!ships.length) return t("option.land_none");
       const byBeach = new Map();
       for (const s of ships) {
-        const list = byBeach.get(s.beach ?? 0) ?? [];
-        list.push(colour(s.colour));
-        byBeach.set(s.beach ?? 0, list);
+        const colours = byBeach.get(s.beach ?? 0) ?? [];
+        colours.push(colour(s.colour));
+        byBeach.set(s.beach ?? 0, colours);
       }
-      const parts = [...byBeach.entries()].map(([b, list]) =>
-        t("option.land_beach", { beach: beachNo(b), ships: list.join(", ") }),
+      const parts = [...byBeach.entries()].map(([b, colours]) =>
+        t("option.land_beach", { beach: beachNo(b), ships: list(colours) }),
       );
       const back = leftOver(decision?.group ?? [], ships);
-      const text = t("option.land", { arrangement: parts.join("; ") });
+      const text = t("option.land", { arrangement: groups(parts) });
       if (!back.length) return text;
-      const returned = t("option.land_back", { ships: back.map(colour).join(", ") });
-      return `${text} ${returned}`;
+      const returned = t("option.land_back", { ships: list(back.map(colour)) });
+      return t("text.sentences", { first: text, second: returned });
     }
     case "place":
       return t("option.place", { island: islandAt(view, body.origin), direction: direction(body.dir) });
@@ -107,31 +119,37 @@ export function decisionPrompt(decision) {
   return td(`decision.${kind}`);
 }
 
-function eventLine(event, view) {
+function eventLine(event, view, events) {
   const kind = Object.keys(event)[0];
   const e = event[kind];
   switch (kind) {
     case "ships_placed": {
       const why = String(e.why).replace(/^SHIP_PLACEMENT_/, "").toLowerCase();
-      const islands = [...new Set((e.beaches ?? []).map((b) => islandAt(view, b)))].join(", ");
-      return tn(`log.ships_placed.${why}`, (e.beaches ?? []).length, { player: colour(e.player), island: islands });
+      const islands = list([...new Set((e.beaches ?? []).map((b) => islandAt(view, b)))]);
+      return tn(`log.ships_placed.${why}`, (e.beaches ?? []).length, { player: player(e.player), island: islands });
     }
     case "ship_taken":
-      return t("log.ship_taken", { player: colour(e.player), island: islandAt(view, e.beach) });
+      return t("log.ship_taken", { player: player(e.player), island: islandAt(view, e.beach) });
     case "emigrated":
       return tn("log.emigrated", (e.group ?? []).length, {
-        player: colour(e.player),
+        player: player(e.player),
         island: islandAt(view, e.beach),
         direction: direction(e.dir),
       });
     case "tile_placed":
-      return t("log.tile_placed", { tile: tileName(e.tile), island: e.stack?.island ?? 0, sea: e.stack?.sea ?? 0 });
+      return t("log.tile_placed", {
+        tile: tileName(e.tile),
+        islands: tn("stack.island_tiles", e.stack?.island ?? 0),
+        seas: tn("stack.sea_tiles", e.stack?.sea ?? 0),
+      });
     case "sea_crossed":
-      return t("log.sea_crossed", { danger: e.danger ?? 0, colours: e.colours ?? 0 });
+      return e.danger
+        ? tn("log.sea_crossed", e.colours ?? 0, { danger: e.danger })
+        : t("log.sea_crossed_free");
     case "voyage_failed":
-      return t("log.voyage_failed", { danger: e.danger ?? 0, colours: e.colours ?? 0, ships: counted(e.returned) });
+      return tn("log.voyage_failed", e.colours ?? 0, { danger: e.danger ?? 0, ships: counted(e.returned) });
     case "bounced":
-      return t("log.bounced", { owner: colour(e.owner), island: islandAt(view, e.at) });
+      return t("log.bounced", { owner: player(e.owner), island: islandAt(view, e.at) });
     case "stranded":
       return tn("log.stranded", (e.group ?? []).length);
     case "landed": {
@@ -139,35 +157,52 @@ function eventLine(event, view) {
       const back = counted(e.returned);
       if (!back) return line;
       const returned = t("log.returned", { ships: back });
-      return `${line} ${returned}`;
+      return t("text.sentences", { first: line, second: returned });
     }
     case "royal_founded":
-      return t("log.royal_founded", { player: colour(e.player), island: tileName(e.tile) });
+      return t("log.royal_founded", { player: player(e.player), island: tileName(e.tile) });
     case "settlement_started":
-      return tn("log.settlement_started", e.returned ?? 0, { player: colour(e.player) });
+      return tn("log.settlement_started", e.returned ?? 0, { player: player(e.player) });
     case "island_removed":
       return t("log.island_removed", { island: tileName(e.tile), ships: counted(e.returned) });
     case "turn_started":
-      return t("log.turn_started", { player: colour(e.player) });
+      return t("log.turn_started", { player: player(e.player) });
     case "turn_ended":
-      return t("log.turn_ended", { player: colour(e.player) });
+      return t("log.turn_ended", { player: player(e.player) });
     case "game_over":
-      return t("log.game_over");
+      return endLine(events, view);
     default:
       return null;
   }
 }
 
-// The log lines of one log entry; `view` is the board after it (for island names).
+// Why the game ended (R12): the tile that emptied the island or the sea pile.
+function endLine(events, view) {
+  const drawn = (events ?? []).map((e) => e.tile_placed).filter(Boolean).pop();
+  const stack = drawn?.stack ?? view?.stack;
+  if (stack && !(stack.island > 0)) return t("log.game_over_islands");
+  if (stack && !(stack.sea > 0)) return t("log.game_over_seas");
+  return t("log.game_over");
+}
+
+// The log lines of one log entry; `view` holds the tiles by hex (for island names).
 export function entryLines(entry, view) {
   if (entry.seat_joined) {
-    return [t("log.seat_joined", { player: colour(entry.seat_joined.colour), name: entry.seat_joined.display_name || colour(entry.seat_joined.colour) })];
+    const seat = entry.seat_joined;
+    if (seat.display_name) names.set(colourName(seat.colour), seat.display_name);
+    if (!seat.display_name) return [t("log.seat_joined_unnamed", { colour: colour(seat.colour) })];
+    return [t("log.seat_joined", { colour: colour(seat.colour), name: seat.display_name })];
   }
-  if (entry.seat_left) return [t("log.seat_left", { player: colour(entry.seat_left.colour) })];
-  if (entry.seat_taken_over) return [t("log.seat_taken_over", { player: colour(entry.seat_taken_over.colour) })];
+  if (entry.seat_left) {
+    names.delete(colourName(entry.seat_left.colour));
+    return [t("log.seat_left", { colour: colour(entry.seat_left.colour) })];
+  }
+  if (entry.seat_taken_over) return [t("log.seat_taken_over", { colour: colour(entry.seat_taken_over.colour) })];
   if (entry.game_started) return [t("log.game_started")];
+  if (entry.action_taken_back) return [t("log.action_taken_back", { player: player(entry.action_taken_back.player) })];
   if (entry.action_applied) {
-    return (entry.action_applied.events ?? []).map((e) => eventLine(e, view)).filter(Boolean);
+    const events = entry.action_applied.events ?? [];
+    return events.map((e) => eventLine(e, view, events)).filter(Boolean);
   }
   return [];
 }

@@ -1,0 +1,34 @@
+// This browser's preferences for playing: playback speed, confirmations and
+// the turn alerts. Kept in localStorage; a missing or broken value is the default.
+
+const KEY = "tongiaki.prefs";
+
+// Playback speeds: a factor on the pauses and animations; 0 shows at once.
+export const SPEEDS = [0.5, 1, 2, 4, 0];
+
+const DEFAULTS = { speed: 1, confirm: true, sound: false, notify: false };
+
+function load() {
+  try {
+    return { ...DEFAULTS, ...JSON.parse(localStorage.getItem(KEY) ?? "{}") };
+  } catch {
+    return { ...DEFAULTS };
+  }
+}
+
+export const prefs = {
+  get(name) {
+    return load()[name];
+  },
+  set(name, value) {
+    try {
+      localStorage.setItem(KEY, JSON.stringify({ ...load(), [name]: value }));
+    } catch {
+      // Storage may be unavailable (private mode): the choice lasts for this page.
+    }
+  },
+  speed() {
+    const value = Number(load().speed);
+    return SPEEDS.includes(value) ? value : DEFAULTS.speed;
+  },
+};
