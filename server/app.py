@@ -156,7 +156,7 @@ async def start(config: Config) -> RunningServer:
     )
     await registry.start()
     metrics.count_games(lambda: len(registry))
-    forwarder = Forwarder()
+    forwarder = Forwarder(config.tls.peer_credentials() if config.tls else None)
     service = GameService(registry, Guard(config.clients), metrics)
     server.add_generic_rpc_handlers((generic_handler(service, forwarder),))
     health = HealthServicer()

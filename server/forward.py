@@ -41,13 +41,18 @@ class Forward(Exception):
 class Forwarder:
     """Channels to the other nodes, opened when first needed."""
 
-    def __init__(self) -> None:
+    def __init__(self, credentials: grpc.ChannelCredentials | None = None) -> None:
+        #: TLS credentials for the other nodes (None: plain text).
+        self.credentials = credentials
         self._channels: dict[str, grpc.aio.Channel] = {}
 
     def _channel(self, address: str) -> grpc.aio.Channel:
         channel = self._channels.get(address)
         if channel is None:
-            channel = grpc.aio.insecure_channel(address)
+            if self.credentials is None:
+                channel = grpc.aio.insecure_channel(address)
+            else:
+                channel = grpc.aio.secure_channel(address, self.credentials)
             self._channels[address] = channel
         return channel
 

@@ -50,12 +50,20 @@ def add_arguments(parser: argparse.ArgumentParser, env: Callable[..., Any]) -> N
     parser.add_argument(
         "--tls-key", type=Path, default=env("TONGIAKI_TLS_KEY"), help="PEM private key"
     )
+    parser.add_argument(
+        "--tls-peer-ca",
+        type=Path,
+        default=env("TONGIAKI_TLS_PEER_CA"),
+        help="PEM CA of the other nodes' certificates (default: --tls-cert, one shared)",
+    )
 
 
 def config_fields(args: argparse.Namespace) -> dict[str, Any]:
     """The ``server.app.Config`` fields of the parsed flags."""
     if (args.tls_cert is None) != (args.tls_key is None):
         raise SystemExit("--tls-cert and --tls-key go together")
+    if args.tls_peer_ca is not None and args.tls_cert is None:
+        raise SystemExit("--tls-peer-ca needs --tls-cert and --tls-key")
     return {
         "clients": ClientLimits(
             games_per_minute=args.games_per_minute,
@@ -64,5 +72,11 @@ def config_fields(args: argparse.Namespace) -> dict[str, Any]:
             trusted_proxies=tuple(args.trusted_proxy),
         ),
         "metrics_port": args.metrics_port,
-        "tls": TlsFiles(Path(args.tls_cert), Path(args.tls_key)) if args.tls_cert else None,
+        "tls": TlsFiles(
+            Path(args.tls_cert),
+            Path(args.tls_key),
+            Path(args.tls_peer_ca) if args.tls_peer_ca else None,
+        )
+        if args.tls_cert
+        else None,
     }

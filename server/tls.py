@@ -15,10 +15,18 @@ class TlsFiles:
 
     cert: Path
     key: Path
+    #: The CA (PEM) that signed the other nodes' certificates, which this node
+    #: checks when it forwards a call to one; None: its own certificate (nodes
+    #: that share one certificate).
+    peer_ca: Path | None = None
 
     def server_credentials(self) -> Any:
         """gRPC server credentials from the two files."""
         return grpc.ssl_server_credentials([(self.key.read_bytes(), self.cert.read_bytes())])
+
+    def peer_credentials(self) -> Any:
+        """Client credentials for calls to the other nodes, which serve TLS too."""
+        return grpc.ssl_channel_credentials((self.peer_ca or self.cert).read_bytes())
 
 
 def add_port(server: Any, address: str, tls: TlsFiles | None) -> int:

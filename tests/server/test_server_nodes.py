@@ -33,6 +33,8 @@ from engine import Game
 from server import convert
 from server.gen.tongiaki.v1 import game_pb2 as pb
 from server.gen.tongiaki.v1 import game_service_pb2 as spb
+from server.tls import TlsFiles
+from tests.certs import self_signed
 
 pytestmark = pytest.mark.postgres_only
 
@@ -186,6 +188,56 @@ def test_the_same_action_sent_to_two_nodes_is_applied_once(tmp_path: Path) -> No
                     assert error_info(failed)[1] == "STALE_SEQUENCE"
                 after = (await one.GetGame(spb.GetGameRequest(name=name))).snapshot
                 assert after.sequence == snapshot.sequence + 1
+
+    asyncio.run(main())
+
+
+def test_nodes_serving_tls_forward_over_tls_to_nodes_they_trust(tmp_path: Path) -> None:
+    cert, key = self_signed(tmp_path)
+    stranger, _ = self_signed(tmp_path, "stranger-")
+
+    async def main() -> None:
+        async with contextlib.AsyncExitStack() as stack:
+            servers = []
+            for i, peer_ca in enumerate((None, None, stranger)):
+                tls = TlsFiles(cert, key, peer_ca)
+                server, _, _ = await stack.enter_async_context(
+                    running(tmp_path / f"node{i}", tls=tls)
+                )
+                servers.append(server)
+            credentials = grpc.ssl_channel_credentials(cert.read_bytes())
+            stubs = []
+            for server in servers:
+                channel = grpc.aio.secure_channel(f"127.0.0.1:{server.port}", credentials)
+                stubs.append(Stub(await stack.enter_async_context(channel)))
+            one, two, wary = stubs
+            name = (await one.CreateGame(spb.CreateGameRequest(seats=COLOURS[:2]))).game.name
+            # Changes sent to node two are made by node one, the game's owner.
+            tokens = {}
+            for _ in range(2):
+                joined = await two.JoinGame(spb.JoinGameRequest(name=name))
+                tokens[joined.colour] = joined.seat_token
+            await two.StartGame(spb.StartGameRequest(name=name), metadata=auth(tokens[COLOURS[0]]))
+            snapshot = (await two.GetGame(spb.GetGameRequest(name=name))).snapshot
+            decision = snapshot.view.decision
+            reply = await two.SubmitAction(
+                spb.SubmitActionRequest(
+                    name=name,
+                    sequence=snapshot.sequence,
+                    request_id="tls",
+                    action=decision.options[0],
+                ),
+                metadata=auth(tokens[decision.player]),
+            )
+            assert reply.entry.sequence == snapshot.sequence + 1
+            owner = (await one.GetGame(spb.GetGameRequest(name=name))).snapshot
+            assert owner.sequence == reply.entry.sequence
+            # A node that trusts another certificate does not talk to the owner.
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await wary.LeaveGame(
+                    spb.LeaveGameRequest(name=name), metadata=auth(tokens[decision.player])
+                )
+            assert error_info(refused.value)[1] == "NODE_UNAVAILABLE"
 
     asyncio.run(main())
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import http.client
 import json
 import ssl
-import subprocess
 import time
 import urllib.request
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.certs import self_signed
 from tests.webclient.conftest import Api, serve_gateway
 from tests.webclient.rawhttp import Answer, exchange, request
 from tests.webclient.sse import EventStream
@@ -183,21 +183,8 @@ def test_metrics_are_served(api: Api, gateway: Any) -> None:
     assert "process_resident_memory_bytes" in text
 
 
-def _certificate(folder: Path) -> tuple[Path, Path]:
-    """A self-signed certificate for 127.0.0.1 and localhost, and its key."""
-    cert, key = folder / "cert.pem", folder / "key.pem"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-         "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
-         "-keyout", str(key), "-out", str(cert)],
-        check=True,
-        capture_output=True,
-    )  # fmt: skip
-    return cert, key
-
-
 def test_tls_from_the_browser_to_the_game_server(tmp_path: Path) -> None:
-    cert, key = _certificate(tmp_path)
+    cert, key = self_signed(tmp_path)
     server = ServerProcess(
         tmp_path / "data", quiet=True, args=["--tls-cert", str(cert), "--tls-key", str(key)]
     )
