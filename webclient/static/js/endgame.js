@@ -56,7 +56,8 @@ export function renderEnd(view, seat, actions) {
       h("tbody", {}, ...rows.map((r) => {
         const c = colourName(r.colour);
         return h("tr", { testid: "rank-row", "data-colour": c, "data-rank": r.rank, "data-points": r.points },
-          h("td", {}, r.rank), h("td", {}, swatch(c), " ", player(r.colour)), h("td", {}, r.points),
+          h("td", {}, r.rank), h("td", { class: "name-cell" }, h("span", { class: "who", title: player(r.colour) }, swatch(c), " ", player(r.colour))),
+          h("td", {}, r.points),
           h("td", {}, r.islands), h("td", {}, r.ships));
       }))),
     h("p", { class: "muted" }, t("ranking.tiebreaks")),

@@ -634,7 +634,7 @@ export class GamePage {
         h("tbody", {}, ...(view.seats ?? []).map((value) => {
           const c = colourName(value);
           return h("tr", { testid: `player-${c}`, class: c === active ? "active" : null },
-            h("td", {}, h("span", { class: "who" }, swatch(c), " ", player(value)),
+            h("td", { class: "name-cell" }, h("span", { class: "who", title: player(value) }, swatch(c), " ", player(value)),
               bots[c] ? this.botBadge(bots[c]) : null,
               c === active ? h("span", { class: "badge", testid: "active" }, t("players.turn")) : null),
             h("td", { "data-field": "supply" }, count(view.supply, c)),
