@@ -67,6 +67,7 @@ DECISIONS = [
 ]
 
 ERRORS = [
+    N_("error.AUTHORIZATION_REPEATED"),
     N_("error.GAME_ALREADY_STARTED"),
     N_("error.GAME_FULL"),
     N_("error.GAME_MOVED"),
@@ -76,12 +77,15 @@ ERRORS = [
     N_("error.GAME_OVER"),
     N_("error.GATEWAY_UNREACHABLE"),
     N_("error.ILLEGAL_ACTION"),
+    N_("error.INTERNAL_ERROR"),
     N_("error.INVALID_RECORD"),
     N_("error.INVALID_REQUEST"),
     N_("error.MALFORMED_ACTION"),
     N_("error.NODE_UNAVAILABLE"),
     N_("error.NOT_YOUR_TURN"),
     N_("error.NO_SUCH_SEAT"),
+    N_("error.RATE_LIMITED"),
+    N_("error.REQUEST_TOO_LARGE"),
     N_("error.SEATS_OPEN"),
     N_("error.SEAT_TAKEN"),
     N_("error.SEQUENCE_OUT_OF_RANGE"),
@@ -93,6 +97,8 @@ ERRORS = [
     N_("error.TOKEN_INVALID"),
     N_("error.TOKEN_MISSING"),
     N_("error.TOKEN_WRONG_GAME"),
+    N_("error.TOO_MANY_STREAMS"),
+    N_("error.TOO_MANY_WATCHES"),
     N_("error.UNKNOWN_PLAYER"),
     N_("error.UPSTREAM_ERROR"),
     N_("error.WATCH_LAGGING"),
