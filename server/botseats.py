@@ -15,6 +15,7 @@ import asyncio
 import concurrent.futures
 import hashlib
 import multiprocessing
+import os
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -83,6 +84,16 @@ def think(job: Job) -> Any:
     return make_bot(job.level, **settings).choose(record, SplitMix64(job.seed))
 
 
+#: How much lower the bot workers' scheduling priority is than the server's.
+WORKER_NICENESS = 15
+
+
+def _yield_to_the_server() -> None:
+    """Run a bot worker at a lower priority: on a busy machine the server's process
+    (people's games) gets the processor first and bots search with what is left."""
+    os.nice(WORKER_NICENESS)
+
+
 class BotRunner:
     """Where bots think: a pool of ``workers`` processes (or threads) and a queue."""
 
@@ -99,7 +110,9 @@ class BotRunner:
     def _new_executor(self) -> concurrent.futures.Executor:
         if self.config.processes:
             return concurrent.futures.ProcessPoolExecutor(
-                self.config.workers, mp_context=multiprocessing.get_context("spawn")
+                self.config.workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_yield_to_the_server,
             )
         return concurrent.futures.ThreadPoolExecutor(self.config.workers, thread_name_prefix="bot")
 

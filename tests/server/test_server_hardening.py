@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import os
 import subprocess
 import sys
 import time
@@ -16,7 +17,7 @@ import grpc
 import pytest
 from server_harness import COLOURS, auth, error_info, new_game, running
 
-from server.botseats import BotConfig
+from server.botseats import WORKER_NICENESS, BotConfig
 from server.gen.tongiaki.v1 import game_pb2 as pb
 from server.gen.tongiaki.v1 import game_service_pb2 as spb
 from server.limits import ClientLimits
@@ -260,6 +261,9 @@ def test_bots_think_in_worker_processes_a_bounded_number_at_once(tmp_path: Path)
             assert most_searching == 1, "one worker: one search at a time"
             assert most_waiting >= 1, "the other games' bots waited in the queue"
             assert workers, "the searches ran in worker processes"
+            # The workers yield the processor to the server: they run at a lower priority.
+            worker_nice = runner.executor.submit(os.nice, 0).result()
+            assert worker_nice == min(19, os.nice(0) + WORKER_NICENESS)
             assert 'tongiaki_actions_total{by="bot"}' in server.metrics.text()
 
     asyncio.run(main())
