@@ -14,7 +14,14 @@ from werkzeug.exceptions import HTTPException
 from webclient import i18n
 from webclient.api import api
 from webclient.feeds import FeedHub
-from webclient.limits import GAME_ID, MAX_BODY, GatewayReason, StreamLimits
+from webclient.limits import (
+    BODY_SECONDS,
+    GAME_ID,
+    MAX_BODY,
+    GatewayReason,
+    StreamLimits,
+    body_deadline,
+)
 from webclient.metrics import GatewayMetrics
 from webclient.upstream import Upstream, UpstreamError
 
@@ -41,12 +48,15 @@ DEFAULTS: dict[str, Any] = {
     "TONGIAKI_SERVER_CA": None,
     #: Serve Prometheus metrics at /metrics.
     "TONGIAKI_METRICS": True,
+    #: Seconds a request's body may take to arrive (a trickling client gets 408).
+    "TONGIAKI_BODY_SECONDS": BODY_SECONDS,
 }
 
 #: HTTP status -> the gateway's reason for refusals made by Flask itself.
 _HTTP_REASON = {
     404: GatewayReason.NOT_FOUND,
     405: GatewayReason.METHOD_NOT_ALLOWED,
+    408: GatewayReason.REQUEST_TIMEOUT,
     413: GatewayReason.REQUEST_TOO_LARGE,
 }
 
@@ -95,6 +105,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.config.from_prefixed_env("TONGIAKI_GATEWAY")
     if config:
         app.config.update(config)
+    app.wsgi_app = body_deadline(  # type: ignore[method-assign]
+        app.wsgi_app, float(app.config["TONGIAKI_BODY_SECONDS"])
+    )
     ca = app.config["TONGIAKI_SERVER_CA"]
     upstream = Upstream(
         app.config["TONGIAKI_SERVER"],
@@ -131,10 +144,15 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         """Every refusal Flask makes itself, as the API's JSON error."""
         code = error.code or 400
         reason = _HTTP_REASON.get(code, GatewayReason.INVALID_REQUEST)
-        metadata = {"limit": str(app.config["MAX_CONTENT_LENGTH"])} if code == 413 else {}
+        limits = {413: "MAX_CONTENT_LENGTH", 408: "TONGIAKI_BODY_SECONDS"}
+        metadata = {"limit": str(app.config[limits[code]])} if code in limits else {}
         status = "NOT_FOUND" if code == 404 else "INVALID_ARGUMENT"
         http = code if 400 <= code < 500 else 400
-        return refusal(UpstreamError(status, error.description or reason, reason, metadata, http))
+        answer = refusal(UpstreamError(status, error.description or reason, reason, metadata, http))
+        if code == 408:
+            # The rest of the body may still come: nothing more is read on this connection.
+            answer.headers["Connection"] = "close"
+        return answer
 
     @app.errorhandler(Exception)
     def failed(error: Exception) -> Response:

@@ -7,10 +7,15 @@ gateway gives by itself, before anything reaches the server.
 
 from __future__ import annotations
 
+import contextlib
 import re
+import socket
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from enum import StrEnum
+from typing import Any
+
+from werkzeug.exceptions import RequestTimeout
 
 
 class GatewayReason(StrEnum):
@@ -38,6 +43,8 @@ class GatewayReason(StrEnum):
     UPSTREAM_ERROR = "UPSTREAM_ERROR"
     #: The gateway failed to answer.
     INTERNAL_ERROR = "INTERNAL_ERROR"
+    #: The request's body did not arrive in time (``limit``: seconds it may take).
+    REQUEST_TIMEOUT = "REQUEST_TIMEOUT"
 
 
 #: Largest request body read, in bytes (an action is well under 1 KiB).
@@ -50,6 +57,80 @@ MAX_AUTHORIZATION = 200
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 #: A sequence number (``Last-Event-ID``): digits, within int64.
 MAX_SEQUENCE = 2**63 - 1
+
+
+#: Seconds a request's body may take to arrive, however it trickles in.
+BODY_SECONDS = 10.0
+#: The environ key under which the HTTP server hands over the connection's socket.
+SOCKET_KEY = "tongiaki.socket"
+
+
+class _DeadlineInput:
+    """A request body (``wsgi.input``) that must arrive by a deadline. A client that
+    sends a byte now and then holds a worker only that long: then the socket's
+    reading side is shut, the read ends, and the request gets 408."""
+
+    def __init__(self, stream: Any, seconds: float, sock: socket.socket) -> None:
+        self._stream = stream
+        self._seconds = seconds
+        self._sock = sock
+        self.expired = False
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _expire(self) -> None:
+        self.expired = True
+        with contextlib.suppress(OSError):
+            self._sock.shutdown(socket.SHUT_RD)
+
+    def _timed_out(self) -> RequestTimeout:
+        return RequestTimeout(f"the request's body must arrive within {self._seconds:g} s")
+
+    def _call(self, method: Callable[..., bytes], *args: Any) -> bytes:
+        try:
+            data = method(*args)
+        except Exception:
+            if self.expired:
+                raise self._timed_out() from None
+            raise
+        if self.expired:
+            raise self._timed_out()
+        return data
+
+    def read(self, *args: Any) -> bytes:
+        return self._call(self._stream.read, *args)
+
+    def readline(self, *args: Any) -> bytes:
+        return self._call(self._stream.readline, *args)
+
+    def __iter__(self) -> Iterator[bytes]:
+        while line := self.readline():
+            yield line
+
+    def finish(self) -> None:
+        """The request is answered: the deadline no longer applies."""
+        self._timer.cancel()
+
+
+def body_deadline(app: Callable[..., Any], seconds: float) -> Callable[..., Any]:
+    """WSGI middleware: every request body of ``app`` must arrive within ``seconds``
+    (needs the connection's socket under ``SOCKET_KEY``, as webclient.wsgi serves)."""
+
+    def middleware(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        sock = environ.get(SOCKET_KEY)
+        length = environ.get("CONTENT_LENGTH") or "0"
+        has_body = environ.get("wsgi.input_terminated") or (length.isdigit() and int(length))
+        if sock is None or not has_body:
+            return app(environ, start_response)
+        body = _DeadlineInput(environ["wsgi.input"], seconds, sock)
+        environ["wsgi.input"] = body
+        try:
+            return app(environ, start_response)
+        finally:
+            body.finish()
+
+    return middleware
 
 
 class Refused(Exception):

@@ -20,7 +20,7 @@ from cheroot import server as http
 from cheroot import wsgi
 from cheroot.ssl.builtin import BuiltinSSLAdapter
 
-from webclient.limits import GatewayReason
+from webclient.limits import SOCKET_KEY, GatewayReason
 
 
 def reserve(threads: int) -> int:
@@ -111,6 +111,16 @@ class _Request(http.HTTPRequest):
                 raise
 
 
+class _WsgiGateway(wsgi.Gateway_10):
+    """Cheroot's WSGI 1.0 gateway, handing the app the connection's socket too
+    (the body deadline of webclient.limits shuts its reading side)."""
+
+    def get_environ(self) -> dict[str, Any]:  # type: ignore[override]
+        environ: dict[str, Any] = super().get_environ()  # type: ignore[no-untyped-call]
+        environ[SOCKET_KEY] = self.req.conn.socket
+        return environ
+
+
 class _Connection(http.HTTPConnection):
     RequestHandlerClass = _Request
 
@@ -146,6 +156,7 @@ class Gateway:
             server_name="tongiaki",
         )
         self.server.ConnectionClass = _Connection
+        self.server.gateway = _WsgiGateway
         self.scheme = "http"
         if tls_cert is not None and tls_key is not None:
             self.server.ssl_adapter = BuiltinSSLAdapter(str(tls_cert), str(tls_key))

@@ -3,13 +3,16 @@ bad requests of every kind, repeated headers, TLS; every refusal a JSON 4xx."""
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
+import socket
 import ssl
 import time
 import urllib.request
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -213,3 +216,44 @@ def test_tls_from_the_browser_to_the_game_server(tmp_path: Path) -> None:
             gateway.stop()
     finally:
         server.stop()
+
+
+def test_a_body_that_trickles_in_gets_408_and_frees_its_worker(game_server: ServerProcess) -> None:
+    """A chunked body sent a byte at a time holds a worker only until the deadline."""
+    running = serve_gateway(game_server.target, TONGIAKI_BODY_SECONDS=1.0)
+    parts = urlsplit(running.url)
+    try:
+        with socket.create_connection((parts.hostname, parts.port), timeout=10) as sock:
+            sock.sendall(
+                request(
+                    "POST",
+                    "/api/v1/games",
+                    [("Content-Type", "application/json"), ("Transfer-Encoding", "chunked")],
+                )
+            )
+            began = time.monotonic()
+            data = b""
+            sent = 0
+            sock.settimeout(0.3)
+            while b"\r\n\r\n" not in data and time.monotonic() - began < 20:
+                with contextlib.suppress(OSError):
+                    sock.sendall(b"1\r\n \r\n")
+                    sent += 1
+                try:
+                    data += sock.recv(65536)
+                except TimeoutError:
+                    continue
+            waited = time.monotonic() - began
+            head, _, body = data.partition(b"\r\n\r\n")
+            assert head.split()[1] == b"408", head
+            length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
+            sock.settimeout(5)
+            while len(body) < length:
+                body += sock.recv(65536)
+        error = json.loads(body)["error"]
+        assert (error["reason"], error["metadata"]) == ("REQUEST_TIMEOUT", {"limit": "1.0"})
+        assert waited < 10 and sent < 40, (waited, sent)
+        # The gateway answers the next request at once.
+        assert Api(running.url).request("GET", "/api/v1/games")[0] == 200
+    finally:
+        running.stop()
