@@ -210,6 +210,11 @@ async def measure(args: argparse.Namespace, data: Path, filled: dict[str, Any]) 
         str(data),
         "--idle",
         "3600",
+        # One client watches every live game here: no per-client limits.
+        "--games-per-minute",
+        "0",
+        "--watches-per-client",
+        "0",
     ]
     if args.database:
         command += ["--database", args.database]
