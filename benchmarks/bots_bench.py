@@ -32,49 +32,18 @@ sys.path.insert(0, str(ROOT))
 
 import grpc  # noqa: E402
 
-from benchmarks.load_bench import COLOURS, _listening_port  # noqa: E402
+from benchmarks.load_bench import COLOURS, _start_server  # noqa: E402
 from server.gen.tongiaki.v1 import game_pb2 as pb  # noqa: E402
 from server.gen.tongiaki.v1 import game_service_pb2 as spb  # noqa: E402
 from server.gen.tongiaki.v1 import game_service_pb2_grpc as rpc  # noqa: E402
 
 
 def _start(data: Path, budget: float, threads: bool) -> tuple[subprocess.Popen[bytes], int]:
-    log = (data / "server.log").open("ab")
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "server",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--data-dir",
-            str(data),
-            "--log-level",
-            "WARNING",
-            "--strong-budget",
-            str(budget),
-            "--bot-pace",
-            "0",
-            "--games-per-minute",
-            "0",
-            "--watches-per-client",
-            "0",
-            *(["--bot-threads"] if threads else []),
-        ],
-        cwd=ROOT,
-        stdout=log,
-        stderr=log,
+    flags = ["--strong-budget", str(budget), "--bot-pace", "0"]
+    process, port, _log = _start_server(
+        data, "full", None, [*flags, *(["--bot-threads"] if threads else [])]
     )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        port = _listening_port(process.pid)
-        if port:
-            return process, port
-        time.sleep(0.05)
-    process.kill()
-    raise RuntimeError("the server did not start")
+    return process, port
 
 
 async def _person_game(stub: rpc.GameServiceStub, rng: random.Random, until: float) -> int:

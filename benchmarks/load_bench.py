@@ -36,7 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -261,8 +261,9 @@ def _client(
 
 
 def _start_server(
-    data: Path, synchronous: str, database: str | None
+    data: Path, synchronous: str, database: str | None, extra: Sequence[str] = ()
 ) -> tuple[subprocess.Popen[bytes], int, Path]:
+    """``python -m server`` on a free port (``extra``: more flags); its process, port and log."""
     data.mkdir(parents=True, exist_ok=True)
     log = data / "server.log"
     out = log.open("ab")
@@ -291,6 +292,7 @@ def _start_server(
             "0",
             "--watches-per-client",
             "0",
+            *extra,
         ],
         cwd=ROOT,
         stdout=out,
