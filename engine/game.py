@@ -118,13 +118,12 @@ class Game:
         self._events: list[Event] = []
         self._result: dict[str, dict[str, int]] | None = None
         self._graph: QuietGraph | None = None
+        #: The open ends (R2) while the board stays as it is (None: not worked out).
+        self._ends: tuple[tuple[Hex, int], ...] | None = None
         #: The packed position of the ships on ``_graph`` (None: not worked out yet).
         self._position: Position | None = None
         #: The full beaches, kept up to date by every change of ships (R7).
         self._full: set[tuple[Hex, int]] = set()
-        #: Open ends and empty sides (R2), kept up to date as tiles are placed.
-        self._ends: set[tuple[Hex, int]] = set()
-        self._sides: set[tuple[Hex, int]] = set()
         # The pending decision.
         self._kind: str | None = SETUP
         self._group: Colours = ()
@@ -385,20 +384,15 @@ class Game:
     def _place(self, tile: Tile, at: Hex, rot: int) -> None:
         tiles = self._tiles
         tiles[at] = (tile, rot)
-        q, r = at
-        for d, (dq, dr) in enumerate(DIRECTIONS):
-            back = ((q + dq, r + dr), (d + 3) % 6)  # the side of a neighbour facing ``at``
-            self._sides.discard(back)
-            self._ends.discard(back)
-        self._add_sides(at, tile, rot)
         if tile.is_island:
             self._set_ships(at, tuple(() for _ in tile.beaches))
         self._board_changed()
 
     def _board_changed(self) -> None:
-        """Tiles or royal islands changed: the R11 analysis is out of date."""
+        """Tiles or royal islands changed: the R11 analysis and open ends are out of date."""
         self._graph = None
         self._position = None
+        self._ends = None
 
     def _set_ships(self, at: Hex, ships: tuple[Colours, ...]) -> None:
         """Every change of the ships on an island goes through here."""
@@ -450,30 +444,30 @@ class Game:
     def _has_ship_on_beach(self, colour: str) -> bool:
         return any(colour in s for ships in self._ships.values() for s in ships)
 
-    def _open_ends(self) -> list[tuple[Hex, int]]:
+    def _open_ends(self) -> tuple[tuple[Hex, int], ...]:
         """Open ends (R2): empty neighbours of sea tiles and of island jetties.
 
-        If there are none, every empty side of a tile.
+        If there are none, every empty side of a tile. Worked out when a place
+        decision asks, and kept only until the board changes (the next tile).
         """
-        return sorted(self._ends or self._sides)
+        if self._ends is None:
+            self._ends = self._find_open_ends()
+        return self._ends
 
-    def _scan_ends(self) -> None:
-        """Work the open ends and empty sides out afresh (after tiles are removed)."""
-        self._ends = set()
-        self._sides = set()
-        for at, (tile, rot) in self._tiles.items():
-            self._add_sides(at, tile, rot)
-
-    def _add_sides(self, at: Hex, tile: Tile, rot: int) -> None:
-        """Add the empty sides of the tile at ``at``, and those that are open ends (R2)."""
-        faces = _FACES[tile.id, rot]
-        q, r = at
-        for d, (dq, dr) in enumerate(DIRECTIONS):
-            if (q + dq, r + dr) in self._tiles:
-                continue
-            self._sides.add((at, d))
-            if d in faces:
-                self._ends.add((at, d))
+    def _find_open_ends(self) -> tuple[tuple[Hex, int], ...]:
+        tiles = self._tiles
+        ends: list[tuple[Hex, int]] = []
+        sides: list[tuple[Hex, int]] = []
+        for at, (tile, rot) in tiles.items():
+            faces = _FACES[tile.id, rot]
+            q, r = at
+            for d, (dq, dr) in enumerate(DIRECTIONS):
+                if (q + dq, r + dr) in tiles:
+                    continue
+                sides.append((at, d))
+                if d in faces:
+                    ends.append((at, d))
+        return tuple(sorted(ends or sides))
 
     def quiet_graph(self) -> QuietGraph:
         """The R11 analysis of the current board (tiles and royal islands)."""
@@ -661,7 +655,6 @@ class Game:
             tile = self._tiles.pop(at)[0]
             self._removed.append(tile.id)
             self._emit("island_removed", island=_hex(at), tile=tile.id, returned=_returned(ships))
-        self._scan_ends()
         self._board_changed()
 
     def _act_emigrate(self, action: Action) -> None:
@@ -1019,8 +1012,6 @@ _MUTABLE = (
     "_supply",
     "_at_sea",
     "_full",
-    "_ends",
-    "_sides",
 )
 
 _MOORINGS: dict[str, tuple[int, ...]] = {t.id: t.moorings for t in TILES.values()}

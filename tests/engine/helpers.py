@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import STACK_TILES, TILES, Game
+from engine.tiles import DIRECTIONS
 
 VECTORS = Path(__file__).parent / "vectors"
 
@@ -79,9 +80,13 @@ def check_invariants(game: Game) -> None:
             full_beaches.add(((q, r), b))
     # White-box: what the engine keeps up to date instead of recounting.
     assert game._full == full_beaches
-    ends, sides = set(game._ends), set(game._sides)
-    game._scan_ends()
-    assert (game._ends, game._sides) == (ends, sides)
+    # Open ends (R2) lie on the board's rim: each faces an empty hex, none twice.
+    ends = game._open_ends()
+    assert ends and len(set(ends)) == len(ends)
+    for (q, r), d in ends:
+        assert (q, r) in tiles
+        dq, dr = DIRECTIONS[d]
+        assert (q + dq, r + dr) not in tiles
     if game._position is not None:
         assert game._position == game.quiet_graph().position(game._ships)
     decision = snap["decision"]
