@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeVar
@@ -113,7 +112,8 @@ class Authority:
         self._limits = limits
         self._frames: list[bytes] = []  # encoded entries, the last resume_window of them
         self._owners: list[str | None] = []  # the seat that submitted each of them, if any
-        self._requests: OrderedDict[tuple[str, str], bytes] = OrderedDict()  # -> its frame
+        # Recent request ids -> the frame answered (a dict keeps them in order, oldest first).
+        self._requests: dict[tuple[str, str], bytes] = {}
         self._lock = asyncio.Lock()
         self.hub = Hub(limits.watch_buffer)
         self._drawn: list[str] = []  # tiles of every tile_placed event, in order
@@ -435,9 +435,7 @@ class Authority:
                     "a tile was drawn by that decision; it stands",
                 )
             frame = await self._commit(TakenBack(colour, sequence, request_id))
-            self._requests[key] = frame
-            if len(self._requests) > self._limits.request_ids:
-                self._requests.popitem(last=False)
+            self._remember(key, frame)
             return convert.reply_of(frame)
 
         return await self._exclusive(change)
@@ -496,14 +494,19 @@ class Authority:
             decider = decision_dict["player"] if decision_dict is not None else None
             self._publish(frame, owner, decider)
             if entry.request:  # bots send none: nobody retries their requests
-                self._requests[(entry.player, entry.request)] = frame
-                if len(self._requests) > self._limits.request_ids:
-                    self._requests.popitem(last=False)
+                self._remember((entry.player, entry.request), frame)
             if self.state == FINISHED and self._run is None:
                 self.hub.close(End.FINISHED)
             return frame
 
         return publish
+
+    def _remember(self, key: tuple[str, str], frame: bytes) -> None:
+        """Remember a request's answer for its retries; the oldest is forgotten past the limit."""
+        requests = self._requests
+        requests[key] = frame
+        if len(requests) > self._limits.request_ids:
+            del requests[next(iter(requests))]
 
     def _publish(self, frame: bytes, owner: str | None = None, decider: str | None = None) -> bytes:
         """Publish the next entry's ``frame`` to every watcher and the resume window.
