@@ -54,11 +54,11 @@ class Limits:
 
     #: How many recent entries a resuming watcher is sent from memory (older
     #: ones are read back from the store).
-    resume_window: int = 32
+    resume_window: int = 16
     #: How many frames may wait for one watcher before it is cut off.
     watch_buffer: int = 64
     #: How many recent request ids per game are remembered for safe retries.
-    request_ids: int = 32
+    request_ids: int = 16
     #: How many entries a resuming watcher is sent from the store when memory no
     #: longer holds them; a watcher further behind gets a snapshot.
     replay_from_store: int = 4096
