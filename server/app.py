@@ -224,21 +224,31 @@ def _tune_gc() -> None:
     gc.set_threshold(*GC_THRESHOLD)
 
 
-#: Seconds between returns of freed memory to the operating system.
+#: Seconds between looks at whether freed memory can go back to the operating system.
 TRIM_EVERY = 1.0
+#: Writes in one such second above which the server is busy and keeps its memory.
+BUSY_WRITES = 20
 
 
-async def _return_memory() -> None:
-    """Now and then: collect the young garbage and give freed memory back.
+async def _return_memory(writes: Callable[[], int]) -> None:
+    """After a quiet second: collect the young garbage and give freed memory back.
 
     With the raised threshold an idle server would collect nothing, so what
     refused requests left behind in reference cycles stayed; and the C
     allocator keeps freed blocks (gRPC's threads allocate in arenas of their
-    own) until told to trim them.
+    own) until told to trim them. A busy server (more than ``BUSY_WRITES``
+    writes a second, ``writes`` counting them) skips it: it would reuse the
+    memory at once, and trimming a large heap every second costs about a
+    quarter of its processor time.
     """
     trim = _malloc_trim()
+    last = writes()
     while True:
         await asyncio.sleep(TRIM_EVERY)
+        now = writes()
+        busy, last = now - last > BUSY_WRITES, now
+        if busy:
+            continue
         gc.collect(1)
         if trim is not None:
             trim(0)
@@ -263,7 +273,7 @@ async def serve(config: Config) -> None:
             loop.add_signal_handler(sig, stopping.set)
     running = await start(config)
     _tune_gc()
-    trimming = asyncio.ensure_future(_return_memory())
+    trimming = asyncio.ensure_future(_return_memory(lambda: running.store.writes))
     await stopping.wait()
     trimming.cancel()
     log.info("shutting down")
