@@ -75,10 +75,12 @@ async def _seat(
             sequence = message.snapshot.sequence
             decision = message.snapshot.view.decision
         for entry in message.entries:
+            if entry.sequence <= sequence:
+                continue  # already known from this seat's own answers, which run ahead
             sequence = entry.sequence
             if entry.HasField("action_applied"):
                 decision = entry.action_applied.decision
-        while token and decision is not None and decision.player == colour and sequence != acted:
+        while token and decision is not None and decision.player == colour and sequence > acted:
             acted = sequence
             fields: dict[str, Any] = {
                 "name": name,
