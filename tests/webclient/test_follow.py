@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page
-from playwright.sync_api import Error as PlaywrightError
 
 from engine import Game
 from tests.webclient.conftest import ARTIFACTS, Api, Running
@@ -325,15 +324,7 @@ def test_nothing_irreversible_is_sent_without_its_confirm(
             deadline = time.monotonic() + 30
             while actions() == sent and time.monotonic() < deadline:
                 assert page.get_by_test_id("confirm").count() == 0  # no confirm is asked
-                targets = page.locator("[data-testid=target]")
-                count = targets.count()
-                try:
-                    if count:
-                        targets.nth(rng.randrange(count)).click(timeout=2000)
-                    else:
-                        page.wait_for_timeout(50)  # the last pick is on its way
-                except PlaywrightError:  # the board re-rendered under the click
-                    continue
+                decide(page, rng)  # a pick; none once the last one is on its way
             break
         assert actions() == sent + 1
     finally:
