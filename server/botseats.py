@@ -168,7 +168,7 @@ class BotRunner:
     def moved(self) -> None:
         """Count a bot's accepted action."""
         if self.metrics is not None:
-            self.metrics.actions.labels("bot").inc()
+            self.metrics.bot_actions.inc()
 
     def close(self) -> None:
         """Drop queued work; running decisions finish on their own."""

@@ -35,6 +35,9 @@ class Metrics:
             "tongiaki_actions", "Actions accepted, by who made them (person or bot)", ["by"],
             registry=r
         )  # fmt: skip
+        #: The two children of ``actions`` (bound once: every action counts).
+        self.person_actions = self.actions.labels("person")
+        self.bot_actions = self.actions.labels("bot")
         self.refusals = Counter(
             "tongiaki_refusals", "Requests refused, by method and reason code",
             ["method", "reason"], registry=r

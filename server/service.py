@@ -232,7 +232,7 @@ class GameService:
         started = time.perf_counter()
         reply = await game.submit(colour, request.sequence, request.request_id, action)
         self.metrics.commit.observe(time.perf_counter() - started)
-        self.metrics.actions.labels("person").inc()
+        self.metrics.person_actions.inc()
         return reply
 
     async def WatchGame(

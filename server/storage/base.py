@@ -63,6 +63,9 @@ class Summary:
     #: Whether the state, seats or result may differ from the last summary written
     #: (False: only ``sequence`` and ``attention`` moved, a store may write just those).
     changed: bool = True
+    #: Whether ``attention`` may differ from the last summary written (False: a
+    #: store that can tell a game's last sequence from its log may write no summary).
+    attention_changed: bool = True
 
     @property
     def open_seats(self) -> int:
@@ -82,6 +85,8 @@ class Entry:
     sequence: int
     kind: str
     body: dict[str, Any]
+    #: Its watch frame as the owner encoded it (stores that keep frames; else None).
+    frame: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -139,6 +144,9 @@ class Store(abc.ABC):
     writes: int = 0
     #: Whether several nodes may share this store (then games have owners).
     shared: bool = False
+    #: Whether appends carry each entry's frame, and reads give it back (so a
+    #: node that follows a game relays frames instead of encoding them again).
+    keeps_frames: bool = False
 
     @property
     @abc.abstractmethod
@@ -178,6 +186,10 @@ class Store(abc.ABC):
     @abc.abstractmethod
     async def entries(self, game: str, after: int, limit: int) -> list[Entry]:
         """Up to ``limit`` entries after sequence ``after``, in order."""
+
+    async def entries_after(self, after: dict[str, int], limit: int) -> dict[str, list[Entry]]:
+        """For each game of ``after``, up to ``limit`` entries after its sequence there."""
+        return {game: await self.entries(game, seq, limit) for game, seq in after.items()}
 
     @abc.abstractmethod
     async def page(

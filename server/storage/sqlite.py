@@ -88,7 +88,23 @@ CREATE INDEX IF NOT EXISTS games_open_unheld ON games (created) WHERE state = 'o
 
 SYNCHRONOUS = ("FULL", "NORMAL")
 
-_COLUMNS = "id, ordinal, seats, stack, settings, created, state, sequence, seat_info, result"
+#: A game's row as read. ``games.sequence`` is written with the rest of the
+#: summary, not with every entry: the sequence read is the last entry's
+#: (-1 still marks a game written by schema 1, to summarize).
+_COLUMNS = (
+    "id, ordinal, seats, stack, settings, created, state,"
+    " CASE WHEN sequence < 0 THEN sequence"
+    " ELSE (SELECT coalesce(max(seq), 0) FROM entries WHERE game = games.id) END,"
+    " seat_info, result"
+)
+
+#: An entry, refused (no row inserted) unless it follows the game's last entry
+#: and the game exists, summarized. Parameters: game, sequence, kind, body.
+_APPEND = (
+    "INSERT INTO entries (game, seq, kind, body) SELECT ?1, ?2, ?3, ?4"
+    " WHERE EXISTS (SELECT 1 FROM games WHERE id = ?1 AND sequence >= 0)"
+    " AND (SELECT coalesce(max(seq), 0) FROM entries WHERE game = ?1) = ?2 - 1"
+)
 
 #: One write: statements run in the group's transaction; one that is refused must
 #: fail on its first statement.
@@ -239,26 +255,33 @@ class SqliteStore(Store):
     def append(
         self, game: str, entry: Entry, summary: Summary, tokens: Tokens, epoch: int = 0
     ) -> asyncio.Future[None]:
-        """Write one entry and the summary after it (``epoch`` is unused: one writer)."""
-        body = dumps(entry.body)
+        """Write one entry, and the summary after it if it moved (``epoch`` is unused:
+        one writer).
+
+        The entry goes in only if it follows the game's last one (and the game
+        exists, summarized). The summary row is written only when more than
+        its sequence moved: the sequence read back is the last entry's (see
+        ``_COLUMNS``), so a plain action writes one row of the log and nothing else.
+        """
+        params = (game, entry.sequence, entry.kind, dumps(entry.body))
+        update: tuple[str, tuple[Any, ...]] | None = None
         if summary.changed:
-            sql = (
+            update = (
                 "UPDATE games SET state = ?, sequence = ?, open_seats = ?, people = ?,"
-                " seat_info = ?, result = ?, attention = ? WHERE id = ? AND sequence = ?"
+                " seat_info = ?, result = ?, attention = ? WHERE id = ?",
+                (*_summary_params(summary), game),
             )
-            params = (*_summary_params(summary), game, entry.sequence - 1)
-        else:
-            sql = "UPDATE games SET sequence = ?, attention = ? WHERE id = ? AND sequence = ?"
-            params = (summary.sequence, summary.attention, game, entry.sequence - 1)
+        elif summary.attention_changed:
+            update = (
+                "UPDATE games SET sequence = ?, attention = ? WHERE id = ?",
+                (summary.sequence, summary.attention, game),
+            )
 
         def work(conn: sqlite3.Connection) -> None:
-            moved = conn.execute(sql, params).rowcount
-            if moved != 1:
+            if conn.execute(_APPEND, params).rowcount != 1:
                 raise Conflict(game, entry.sequence, "not the next entry")
-            conn.execute(
-                "INSERT INTO entries (game, seq, kind, body) VALUES (?, ?, ?, ?)",
-                (game, entry.sequence, entry.kind, body),
-            )
+            if update is not None:
+                conn.execute(*update)
             _tokens(conn, game, tokens)
 
         return self._write(work)
