@@ -267,8 +267,11 @@ def _start_server(
     data.mkdir(parents=True, exist_ok=True)
     log = data / "server.log"
     out = log.open("ab")
-    # TONGIAKI_BENCH_PROFILE=file runs the server under cProfile (for finding hot spots).
+    # TONGIAKI_BENCH_PROFILE=file runs the server under cProfile (for finding hot
+    # spots); with several nodes, each writes file.nodeN.
     profile = os.environ.get("TONGIAKI_BENCH_PROFILE")
+    if profile and data.name.startswith("node"):
+        profile = f"{profile}.{data.name}"
     prefix = ["-m", "cProfile", "-o", profile] if profile else []
     process = subprocess.Popen(
         [

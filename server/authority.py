@@ -41,8 +41,42 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-#: What applying an entry in memory returns: publishing it, which returns its frame.
-Publish = Callable[[], bytes]
+
+class Pending:
+    """An entry applied in memory, to publish once it is durable.
+
+    Its frame is encoded once, when first asked for (before the store writes
+    it, for a store that keeps frames; else as it is published), or taken as
+    the store gave it back.
+    """
+
+    __slots__ = ("_after", "_encode", "_frame")
+
+    def __init__(
+        self,
+        encode: Callable[[], bytes],
+        after: Callable[[bytes], object],
+        frame: bytes | None = None,
+    ) -> None:
+        self._encode = encode
+        self._after = after
+        self._frame = frame
+
+    def frame(self) -> bytes:
+        """The entry's watch frame."""
+        if self._frame is None:
+            self._frame = self._encode()
+        return self._frame
+
+    def publish(self) -> bytes:
+        """Send the frame to the watchers and the resume window; returns it."""
+        frame = self.frame()
+        self._after(frame)
+        return frame
+
+
+#: An attention no summary can have: the stored one is not known here.
+_UNKNOWN = object()
 
 #: A frame and the seat that submitted its entry (its own watches may leave it out).
 Frame = tuple[bytes, str | None]
@@ -108,6 +142,8 @@ class Authority:
         self.used = time.monotonic()
         #: When the pending person's turn clock runs out, if it was stored (epoch seconds).
         self.deadline: float | None = stored.summary.attention
+        #: The attention in the store's summary (_UNKNOWN: another node may have written it).
+        self._attention_written: object = stored.summary.attention if owner else _UNKNOWN
         self._store = store
         self._limits = limits
         self._frames: list[bytes] = []  # encoded entries, the last resume_window of them
@@ -127,9 +163,9 @@ class Authority:
         keep = max(0, last - limits.resume_window) if keep_after is None else keep_after
         self._first_frame = keep + 1  # sequence of self._frames[0]
         for entry in stored.entries:
-            publish = self._apply(log_entries.parse(entry.kind, entry.body))
+            pending = self._apply(log_entries.parse(entry.kind, entry.body), entry.frame)
             if entry.sequence > keep:
-                publish()
+                pending.publish()
             else:  # history before the window: no frame to build
                 self.sequence += 1
 
@@ -258,13 +294,14 @@ class Authority:
                     raise ServiceError(
                         ServerReason.GAME_MOVED, "the game moved; retry", name=self.name
                     )
-                turn = Webhooks.turn(self.game)
+                hooked = self._webhooks is not None and bool(self.settings.get("webhook_url"))
+                turn = Webhooks.turn(self.game) if hooked else None
                 try:
                     return await change()
                 finally:
                     self.deadline = None  # a stored deadline holds only until the next change
                     self._after_change()
-                    if self._webhooks is not None:
+                    if hooked and self._webhooks is not None:
                         self._webhooks.changed(
                             turn,
                             name=self.name,
@@ -276,14 +313,20 @@ class Authority:
 
         return await asyncio.shield(asyncio.ensure_future(locked()))
 
-    async def _commit(self, entry: LogEntry, publish: Publish | None = None) -> bytes:
+    async def _commit(self, entry: LogEntry, pending: Pending | None = None) -> bytes:
         """Apply ``entry`` in memory (unless already), write it durably, publish it."""
-        publish = publish or self._apply(entry)
+        pending = pending or self._apply(entry)
         kind, body = log_entries.stored(entry)
-        stored = Entry(self.sequence + 1, kind, body)
-        summary = self.summary(stored.sequence)
+        frame = pending.frame() if self._store.keeps_frames else None
+        stored = Entry(self.sequence + 1, kind, body, frame)
+        now = time.time()
         # An action changes no seat, and the game's state only when it ends it.
-        summary.changed = not isinstance(entry, Acted) or self.state == FINISHED
+        if not isinstance(entry, Acted) or self.state == FINISHED:
+            summary = self.summary(stored.sequence, now)
+        else:
+            summary = Summary(self.state, stored.sequence, attention=self._attention(now))
+            summary.changed = False
+        summary.attention_changed = summary.attention != self._attention_written
         self.writing = stored.sequence
         try:
             await self._store.append(self.id, stored, summary, self._token_change, self.epoch)
@@ -292,7 +335,8 @@ class Authority:
             raise
         finally:
             self.writing = 0
-        return publish()
+        self._attention_written = summary.attention
+        return pending.publish()
 
     async def join(self, colour: str | None, display_name: str) -> tuple[str, str]:
         """Take a seat (``colour``, or the first open one); returns it and its secret token."""
@@ -393,7 +437,7 @@ class Authority:
             entry = Acted(colour, self.game.actions[-1], request_id)
             self._token_change = Tokens()
             self._last_action = (entry, events)
-            frame = await self._commit(entry, self._acted(entry, events))
+            frame = await self._commit(entry, self._acted(entry, events, None))
             return convert.reply_of(frame)
 
         return await self._exclusive(change)
@@ -442,17 +486,18 @@ class Authority:
 
     # ------------------------------------------------------------ the log
 
-    def _apply(self, entry: LogEntry) -> Publish:
-        """Apply an entry in memory; returns how to publish it (once it is durable)."""
+    def _apply(self, entry: LogEntry, frame: bytes | None = None) -> Pending:
+        """Apply an entry in memory; returns it to publish once durable (``frame``:
+        its frame as stored, if the store keeps them)."""
         self._token_change = Tokens()
         self._last_action = None
         if isinstance(entry, Acted):
             assert self.game is not None
             events = self.game.apply_unchecked(entry.action)
             self._last_action = (entry, events)
-            return self._acted(entry, events)
+            return self._acted(entry, events, frame)
         if isinstance(entry, TakenBack):
-            return self._taken_back(entry)
+            return self._taken_back(entry, frame)
         if isinstance(entry, Joined):
             self._token_change = self.seats.join(entry.colour, entry.token, entry.name)
         elif isinstance(entry, Left):
@@ -462,44 +507,57 @@ class Authority:
         elif isinstance(entry, Started):
             self.game = Game.new(self.seats.colours, list(self.setup.stack))
             self.state = ACTIVE
-            view = self.game.view(None)
-            return lambda: self._publish(convert.frame(self.sequence + 1, entry, view=view))
-        return lambda: self._publish(convert.frame(self.sequence + 1, entry))
+            game = self.game
+            return Pending(
+                lambda: convert.frame(self.sequence + 1, entry, view=game.view(None)),
+                self._publish,
+                frame,
+            )
+        return Pending(lambda: convert.frame(self.sequence + 1, entry), self._publish, frame)
 
-    def _taken_back(self, entry: TakenBack) -> Publish:
-        """Undo the last action in memory (replay the others); returns how to publish it."""
+    def _taken_back(self, entry: TakenBack, frame: bytes | None) -> Pending:
+        """Undo the last action in memory (replay the others); returns it to publish."""
         assert self.game is not None
         record = self.game.record()
         record["actions"] = record["actions"][:-1]
         self.game = Game.from_record(record, checked=False)
         view = self.game.view(None)
         owner = entry.player if entry.request else None
-        return lambda: self._publish(
-            convert.frame(self.sequence + 1, entry, view=view), owner, entry.player
+        return Pending(
+            lambda: convert.frame(self.sequence + 1, entry, view=view),
+            lambda f: self._publish(f, owner, entry.player),
+            frame,
         )
 
-    def _acted(self, entry: Acted, events: list[dict[str, Any]]) -> Publish:
-        """Account for an applied action; returns how to publish its entry."""
-        assert self.game is not None
-        self._drawn.extend(e["tile"] for e in events if e["kind"] == "tile_placed")
-        decision = self.game.decision
-        decision_dict = decision.to_dict() if decision is not None else None
-        if self.game.over:
-            self.state = FINISHED
+    def _acted(self, entry: Acted, events: list[dict[str, Any]], frame: bytes | None) -> Pending:
+        """Account for an applied action; returns its entry to publish.
 
-        def publish() -> bytes:
-            frame = convert.frame(self.sequence + 1, entry, events=events, decision=decision_dict)
+        The next decision's options are listed only to encode the frame: a
+        frame the store gave back needs none of them.
+        """
+        game = self.game
+        assert game is not None
+        self._drawn.extend(e["tile"] for e in events if e["kind"] == "tile_placed")
+        if game.over:
+            self.state = FINISHED
+        decider = None if game.over else game.active_player
+        sequence = self.sequence + 1
+
+        def encode() -> bytes:
+            decision = game.decision
+            decision_dict = decision.to_dict() if decision is not None else None
+            return convert.frame(sequence, entry, events=events, decision=decision_dict)
+
+        def after(frame: bytes) -> None:
             # A client's action is its seat's own (a bot's, sent without request id, is not).
             owner = entry.player if entry.request else None
-            decider = decision_dict["player"] if decision_dict is not None else None
             self._publish(frame, owner, decider)
             if entry.request:  # bots send none: nobody retries their requests
                 self._remember((entry.player, entry.request), frame)
             if self.state == FINISHED and self._run is None:
                 self.hub.close(End.FINISHED)
-            return frame
 
-        return publish
+        return Pending(encode, after, frame)
 
     def _remember(self, key: tuple[str, str], frame: bytes) -> None:
         """Remember a request's answer for its retries; the oldest is forgotten past the limit."""
@@ -538,7 +596,8 @@ class Authority:
             try:
                 for entry in entries:
                     if entry.sequence == self.sequence + 1:
-                        self._apply(log_entries.parse(entry.kind, entry.body))()
+                        parsed = log_entries.parse(entry.kind, entry.body)
+                        self._apply(parsed, entry.frame).publish()
                 self.hub.publish_many(self._run)
                 if self.state == FINISHED:
                     self.hub.close(End.FINISHED)
@@ -585,4 +644,5 @@ class Authority:
         """This copy becomes the owner, writing with ``epoch`` (it is up to date)."""
         self.owner = True
         self.epoch = epoch
+        self._attention_written = _UNKNOWN
         self._after_change()

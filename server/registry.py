@@ -92,8 +92,8 @@ class Registry:
         self._games: dict[str, Authority] = {}
         self._loading: dict[str, asyncio.Future[Authority]] = {}
         self._acquiring: dict[str, asyncio.Future[Authority | str]] = {}
-        self._catching_up: dict[str, asyncio.Future[None]] = {}
         self._behind: set[str] = set()  # followers told of entries not read yet
+        self._wake = asyncio.Event()  # set when a game is added to _behind
         self._tasks: list[asyncio.Task[None]] = []
         self._closed = False
         #: Games loaded from the store so far (figures for tests and benchmarks).
@@ -112,6 +112,8 @@ class Registry:
         ]
         if self.open_game_ttl > 0:
             self._tasks.append(asyncio.create_task(self._expire(), name="registry-expire"))
+        if self.store.shared:
+            self._tasks.append(asyncio.create_task(self._follow(), name="registry-follow"))
 
     def close(self, why: End) -> None:
         """Stop every game here and end every watch."""
@@ -351,35 +353,59 @@ class Registry:
             if sequence and sequence <= game.sequence:
                 continue
             self._behind.add(game.id)
-            if game.id not in self._catching_up:
-                self._catching_up[game.id] = asyncio.ensure_future(self._follow(game))
+            self._wake.set()
 
-    async def _follow(self, game: Authority) -> None:
-        """Catch up until no notification came in meanwhile.
+    async def _follow(self) -> None:
+        """Apply what other nodes write to the games followed here, one read at a time
+        for every game the store said is behind.
 
         A notification that arrives while a read is under way may name an entry
-        that read could not see yet: it marks the game again, and it is read
-        again. The last check and the end of the task are one step, so no
-        notification falls between them.
+        that read could not see yet: it marks its game again, and the game is
+        read again.
         """
-        try:
-            while game.id in self._behind and not game.broken:
-                self._behind.discard(game.id)
-                await self._catch_up(game)
-        except Exception:
-            log.exception("catching up failed", extra={"game": game.id})
-            game.break_off()
-        finally:
-            self._catching_up.pop(game.id, None)
-            self._behind.discard(game.id)
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            games = [
+                game
+                for gid in self._behind
+                if (game := self._games.get(gid)) is not None and not game.owner and not game.broken
+            ]
+            self._behind.clear()
+            if not games:
+                continue
+            try:
+                runs = await self.store.entries_after({g.id: g.sequence for g in games}, MAX_PAGE)
+            except Exception:
+                log.exception("reading other nodes' entries failed")
+                for game in games:
+                    game.break_off()
+                continue
+            for game in games:
+                entries = runs.get(game.id, [])
+                try:
+                    if entries and not game.broken:
+                        await game.follow(entries)
+                except Exception:
+                    log.exception("following failed", extra={"game": game.id})
+                    game.break_off()
+                if len(entries) >= MAX_PAGE:  # more than one page behind: read on
+                    self._behind.add(game.id)
+                    self._wake.set()
 
     async def _catch_up(self, game: Authority) -> None:
-        """Apply every entry the store has after this copy's last one."""
+        """Apply every entry the store has after this copy's last one.
+
+        A page shorter than asked for holds the last entry the store had when
+        it was read: nothing is read again to find nothing (an entry committed
+        since is notified, and :meth:`_follow` reads again).
+        """
         while True:
             entries: list[Entry] = await self.store.entries(game.id, game.sequence, MAX_PAGE)
-            if not entries:
+            if entries:
+                await game.follow(entries)
+            if len(entries) < MAX_PAGE:
                 return
-            await game.follow(entries)
 
     # ------------------------------------------------------------ housekeeping
 

@@ -91,14 +91,20 @@ CREATE TABLE IF NOT EXISTS entries (
     body text NOT NULL,
     PRIMARY KEY (game, seq)
 );
+-- The watch frame the owner encoded: other nodes relay it as it is.
+ALTER TABLE entries ADD COLUMN IF NOT EXISTS frame bytea;
 CREATE TABLE IF NOT EXISTS tokens (
     hash text PRIMARY KEY,
     game text NOT NULL
 );
 
+DROP FUNCTION IF EXISTS tongiaki_append(
+    text, bigint, text, text, bigint, text, integer, integer, text, text, double precision,
+    text[], text[]
+);
 CREATE OR REPLACE FUNCTION tongiaki_append(
     g text, s bigint, k text, b text, e bigint, st text, os integer, ppl integer, si text,
-    res text, att double precision, added text[], removed text[]
+    res text, att double precision, added text[], removed text[], f bytea
 ) RETURNS boolean LANGUAGE plpgsql AS $$
 BEGIN
     -- A null state: only the sequence and the attention time moved.
@@ -112,7 +118,7 @@ BEGIN
     IF NOT FOUND THEN
         RETURN false;
     END IF;
-    INSERT INTO entries (game, seq, kind, body) VALUES (g, s, k, b);
+    INSERT INTO entries (game, seq, kind, body, frame) VALUES (g, s, k, b, f);
     IF cardinality(added) > 0 THEN
         INSERT INTO tokens (hash, game) SELECT t, g FROM unnest(added) AS t
             ON CONFLICT (hash) DO UPDATE SET game = EXCLUDED.game;
@@ -184,6 +190,7 @@ class PostgresStore(Store):
         self.commits = 0
         self.writes = 0
         self.shared = True
+        self.keeps_frames = True
         self._queue: asyncio.Queue[_Write | None] = asyncio.Queue()
         self._writer: psycopg.AsyncConnection[Any] | None = None
         self._readers: asyncio.Queue[psycopg.AsyncConnection[Any]] = asyncio.Queue()
@@ -347,7 +354,7 @@ class PostgresStore(Store):
     def append(self, game: str, entry: Entry, summary: Summary, tokens: Tokens, epoch: int) -> Any:
         """Write an entry through ``tongiaki_append`` (which checks order and owner)."""
         return self._put(
-            "SELECT tongiaki_append(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            "SELECT tongiaki_append(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
             (
                 game,
                 entry.sequence,
@@ -368,6 +375,7 @@ class PostgresStore(Store):
                 summary.attention,
                 list(tokens.added),
                 list(tokens.removed),
+                entry.frame,
             ),
             game,
             entry.sequence,
@@ -492,11 +500,12 @@ class PostgresStore(Store):
             stored = _stored(row)
             if entries:
                 cursor = await conn.execute(
-                    "SELECT seq, kind, body FROM entries WHERE game = %s ORDER BY seq", (game,)
+                    "SELECT seq, kind, body, frame FROM entries WHERE game = %s ORDER BY seq",
+                    (game,),
                 )
                 stored.entries.extend(
-                    Entry(seq, kind, json.loads(body))
-                    for seq, kind, body in await cursor.fetchall()
+                    Entry(seq, kind, json.loads(body), frame)
+                    for seq, kind, body, frame in await cursor.fetchall()
                 )
         return stored
 
@@ -504,13 +513,29 @@ class PostgresStore(Store):
         """A run of the game's log."""
         async with self._reader() as conn:
             cursor = await conn.execute(
-                "SELECT seq, kind, body FROM entries WHERE game = %s AND seq > %s ORDER BY seq"
-                " LIMIT %s",
+                "SELECT seq, kind, body, frame FROM entries WHERE game = %s AND seq > %s"
+                " ORDER BY seq LIMIT %s",
                 (game, after, min(limit, MAX_PAGE)),
             )
             return [
-                Entry(seq, kind, json.loads(body)) for seq, kind, body in await cursor.fetchall()
+                Entry(seq, kind, json.loads(body), frame)
+                for seq, kind, body, frame in await cursor.fetchall()
             ]
+
+    async def entries_after(self, after: dict[str, int], limit: int) -> dict[str, list[Entry]]:
+        """Runs of several games' logs, in one query."""
+        runs: dict[str, list[Entry]] = {game: [] for game in after}
+        async with self._reader() as conn:
+            cursor = await conn.execute(
+                "SELECT e.game, e.seq, e.kind, e.body, e.frame"
+                " FROM unnest(%s::text[], %s::bigint[]) AS w(game, after)"
+                " CROSS JOIN LATERAL (SELECT * FROM entries WHERE game = w.game AND seq > w.after"
+                " ORDER BY seq LIMIT %s) AS e ORDER BY e.game, e.seq",
+                (list(after), list(after.values()), min(limit, MAX_PAGE)),
+            )
+            for game, seq, kind, body, frame in await cursor.fetchall():
+                runs[game].append(Entry(seq, kind, json.loads(body), frame))
+        return runs
 
     async def page(
         self, after_ordinal: int, limit: int, state: str | None, open_seats: bool

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import psycopg
 import pytest
 from server_harness import (
     COLOURS,
@@ -71,7 +72,7 @@ async def _seat(stub: Stub, name: str, colour: int, token: str, rng: random.Rand
     return seen
 
 
-def test_a_game_spread_over_three_nodes_matches_the_engine(tmp_path: Path) -> None:
+def test_a_game_spread_over_three_nodes_matches_the_engine(tmp_path: Path, pg_url: str) -> None:
     async def main() -> None:
         async with nodes(tmp_path, 3) as stubs:
             created = await stubs[0].CreateGame(spb.CreateGameRequest(seats=COLOURS[:4]))
@@ -107,6 +108,17 @@ def test_a_game_spread_over_three_nodes_matches_the_engine(tmp_path: Path) -> No
                 final = (await stub.GetGame(spb.GetGameRequest(name=name))).snapshot
                 assert final.view == convert.view_to_proto(replay.view(None))
                 assert final.sequence == watched[0].sequence
+            # Each entry's frame is stored as its owner encoded it, and that is what
+            # watchers on every node were sent (followers relay it).
+            async with await psycopg.AsyncConnection.connect(pg_url) as conn:
+                cursor = await conn.execute(
+                    "SELECT frame FROM entries WHERE game = %s ORDER BY seq",
+                    (name.removeprefix("games/"),),
+                )
+                frames = [frame for (frame,) in await cursor.fetchall()]
+            assert len(frames) == watched[0].sequence and all(frames)
+            stored = [spb.WatchGameResponse.FromString(f).entries[0] for f in frames]
+            assert [e.SerializeToString() for e in stored] == logs[0]
 
     asyncio.run(main())
 

@@ -115,18 +115,18 @@ def test_a_notification_during_a_read_is_not_lost(pg_url: str) -> None:
             await owner.append("g3", first, Summary(sequence=1), Tokens(added=("a",)), 1)
             copy = await registry.find("games/g3")
             assert copy.sequence == 1 and not copy.owner
-            read = follower.entries
+            read = follower.entries_after
 
-            async def slow_read(game: str, after: int, limit: int) -> list[Entry]:
-                found = await read(game, after, limit)
-                if after == 1 and not heard.is_set():
+            async def slow_read(after: dict[str, int], limit: int) -> dict[str, list[Entry]]:
+                found = await read(after, limit)
+                if after.get("g3") == 1 and not heard.is_set():
                     # Entry 2 is written, and told of, after this read saw nothing.
                     second = Entry(2, "joined", {"colour": "red", "token": "b", "name": "B"})
                     await owner.append("g3", second, Summary(sequence=2), Tokens(), 1)
                     await asyncio.wait_for(heard.wait(), 10)
                 return found
 
-            follower.entries = slow_read  # type: ignore[method-assign]
+            follower.entries_after = slow_read  # type: ignore[method-assign]
             registry._on_entry("g3", 0)  # a notification for this copy, read at once
             for _ in range(100):
                 if copy.sequence == 2:
