@@ -183,14 +183,13 @@ class Authority:
 
     def _attention(self, now: float) -> float | None:
         """When the server must act on this game by itself (see Summary.attention)."""
-        decision = self.game.decision if self.game is not None and self.state == ACTIVE else None
-        if decision is None:
+        game = self.game
+        if game is None or self.state != ACTIVE or game.decision_kind is None:
             return None
-        if decision.player in self.seats.bots:
+        if game.active_player in self.seats.bots:
             return now
-        assert self.game is not None
         most = int(self.settings.get("max_turn_decisions") or 0)
-        if most and turn_decisions(self.game.actions, self.game.decision_kind) >= most:
+        if most and turn_decisions(game.actions, game.decision_kind) >= most:
             return now
         timeout = float(self.settings.get("turn_timeout_seconds") or 0)
         return now + timeout if timeout > 0 else None

@@ -51,11 +51,10 @@ class Autoplay:
         if self._stopped:
             return
         engine = game.game if game.state == ACTIVE else None
-        decision = engine.decision if engine is not None else None
-        if engine is None or decision is None:
+        if engine is None or engine.decision_kind is None:
             self._stop_clock()
             return
-        player = decision.player
+        player = engine.active_player
         if player in game.seats.bots:
             self._stop_clock()
             if self._bot_task is None or self._bot_task.done():

@@ -29,9 +29,13 @@ STATES = (OPEN, ACTIVE, FINISHED)
 MAX_PAGE = 2000
 
 
+#: One encoder for every body (json.dumps with options would build one per call).
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def dumps(value: Any) -> str:
     """Compact JSON for stored bodies."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return _ENCODER.encode(value)
 
 
 @dataclass(frozen=True)

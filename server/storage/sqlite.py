@@ -282,7 +282,8 @@ class SqliteStore(Store):
                 raise Conflict(game, entry.sequence, "not the next entry")
             if update is not None:
                 conn.execute(*update)
-            _tokens(conn, game, tokens)
+            if tokens.added or tokens.removed:
+                _tokens(conn, game, tokens)
 
         return self._write(work)
 
