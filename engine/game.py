@@ -75,6 +75,13 @@ class Decision:
         }
 
 
+def _neighbour(side: tuple[Hex, int]) -> Hex:
+    """The hex beyond a tile's side."""
+    (q, r), d = side
+    dq, dr = DIRECTIONS[d]
+    return (q + dq, r + dr)
+
+
 def _hex(value: Sequence[int]) -> list[int]:
     return [value[0], value[1]]
 
@@ -118,7 +125,8 @@ class Game:
         self._events: list[Event] = []
         self._result: dict[str, dict[str, int]] | None = None
         self._graph: QuietGraph | None = None
-        #: The open ends (R2) while the board stays as it is (None: not worked out).
+        #: The open ends (R2), sorted, once a place decision asked (None: not worked
+        #: out); kept up to date as tiles are placed, forgotten when tiles are removed.
         self._ends: tuple[tuple[Hex, int], ...] | None = None
         #: The packed position of the ships on ``_graph`` (None: not worked out yet).
         self._position: Position | None = None
@@ -387,12 +395,21 @@ class Game:
         if tile.is_island:
             self._set_ships(at, tuple(() for _ in tile.beaches))
         self._board_changed()
+        ends = self._ends
+        if ends is not None:
+            # The sides facing ``at`` close; the new tile's own open sides open.
+            q, r = at
+            kept = [e for e in ends if _neighbour(e) != at]
+            for d in _FACES[tile.id, rot]:
+                dq, dr = DIRECTIONS[d]
+                if (q + dq, r + dr) not in tiles:
+                    kept.append((at, d))
+            self._ends = tuple(sorted(kept))
 
     def _board_changed(self) -> None:
-        """Tiles or royal islands changed: the R11 analysis and open ends are out of date."""
+        """Tiles or royal islands changed: the R11 analysis is out of date."""
         self._graph = None
         self._position = None
-        self._ends = None
 
     def _set_ships(self, at: Hex, ships: tuple[Colours, ...]) -> None:
         """Every change of the ships on an island goes through here."""
@@ -447,27 +464,26 @@ class Game:
     def _open_ends(self) -> tuple[tuple[Hex, int], ...]:
         """Open ends (R2): empty neighbours of sea tiles and of island jetties.
 
-        If there are none, every empty side of a tile. Worked out when a place
-        decision asks, and kept only until the board changes (the next tile).
+        If there are none, every empty side of a tile. The open ends are worked
+        out when a place decision first asks, then kept up to date by every
+        placed tile (until a tile is removed); the empty sides, rarely wanted,
+        are worked out each time.
         """
         if self._ends is None:
-            self._ends = self._find_open_ends()
-        return self._ends
+            self._ends = self._empty_sides(open_only=True)
+        return self._ends or self._empty_sides(open_only=False)
 
-    def _find_open_ends(self) -> tuple[tuple[Hex, int], ...]:
+    def _empty_sides(self, *, open_only: bool) -> tuple[tuple[Hex, int], ...]:
+        """Sides of tiles with no neighbour (only open ends, or all of them), sorted."""
         tiles = self._tiles
-        ends: list[tuple[Hex, int]] = []
         sides: list[tuple[Hex, int]] = []
         for at, (tile, rot) in tiles.items():
             faces = _FACES[tile.id, rot]
             q, r = at
             for d, (dq, dr) in enumerate(DIRECTIONS):
-                if (q + dq, r + dr) in tiles:
-                    continue
-                sides.append((at, d))
-                if d in faces:
-                    ends.append((at, d))
-        return tuple(sorted(ends or sides))
+                if (q + dq, r + dr) not in tiles and (not open_only or d in faces):
+                    sides.append((at, d))
+        return tuple(sorted(sides))
 
     def quiet_graph(self) -> QuietGraph:
         """The R11 analysis of the current board (tiles and royal islands)."""
@@ -653,6 +669,7 @@ class Game:
             for colour in ships:
                 self._supply[colour] += 1
             tile = self._tiles.pop(at)[0]
+            self._ends = None  # sides of the neighbours open again: worked out afresh
             self._removed.append(tile.id)
             self._emit("island_removed", island=_hex(at), tile=tile.id, returned=_returned(ships))
         self._board_changed()

@@ -83,6 +83,8 @@ def check_invariants(game: Game) -> None:
     # Open ends (R2) lie on the board's rim: each faces an empty hex, none twice.
     ends = game._open_ends()
     assert ends and len(set(ends)) == len(ends)
+    # The open ends kept up to date tile by tile are those a fresh look finds.
+    assert game._ends == game._empty_sides(open_only=True)
     for (q, r), d in ends:
         assert (q, r) in tiles
         dq, dr = DIRECTIONS[d]
