@@ -98,13 +98,15 @@ _COLUMNS = (
     " seat_info, result"
 )
 
-#: An entry, refused (no row inserted) unless it follows the game's last entry
-#: and the game exists, summarized. Parameters: game, sequence, kind, body.
-_APPEND = (
-    "INSERT INTO entries (game, seq, kind, body) SELECT ?1, ?2, ?3, ?4"
-    " WHERE EXISTS (SELECT 1 FROM games WHERE id = ?1 AND sequence >= 0)"
-    " AND (SELECT coalesce(max(seq), 0) FROM entries WHERE game = ?1) = ?2 - 1"
+#: The last sequence of a game that exists, summarized (no row: no such game).
+_LAST = (
+    "SELECT (SELECT coalesce(max(seq), 0) FROM entries WHERE game = ?1)"
+    " FROM games WHERE id = ?1 AND sequence >= 0"
 )
+
+#: How many games' last sequences the writer keeps (past that it forgets them all
+#: and reads each again on its next append).
+LAST_KNOWN = 50_000
 
 #: One write: statements run in the group's transaction; one that is refused must
 #: fail on its first statement.
@@ -151,6 +153,8 @@ class SqliteStore(Store):
         self._thread: threading.Thread | None = None
         self._reader: sqlite3.Connection | None = None
         self._ordinal = 0
+        #: Game -> its last sequence, as committed or being committed (writer thread only).
+        self._last: dict[str, int] = {}
         self.commits = 0
         self.writes = 0
         #: Whether opening upgraded the database from an earlier schema.
@@ -259,11 +263,14 @@ class SqliteStore(Store):
         one writer).
 
         The entry goes in only if it follows the game's last one (and the game
-        exists, summarized). The summary row is written only when more than
-        its sequence moved: the sequence read back is the last entry's (see
-        ``_COLUMNS``), so a plain action writes one row of the log and nothing else.
+        exists, summarized): the writer thread, the file's only writer, knows
+        each game's last sequence once it read or wrote it. The summary row is
+        written only when more than its sequence moved: the sequence read back
+        is the last entry's (see ``_COLUMNS``), so a plain action writes one
+        row of the log and nothing else.
         """
-        params = (game, entry.sequence, entry.kind, dumps(entry.body))
+        sequence = entry.sequence
+        params = (game, sequence, entry.kind, dumps(entry.body))
         update: tuple[str, tuple[Any, ...]] | None = None
         if summary.changed:
             update = (
@@ -278,8 +285,18 @@ class SqliteStore(Store):
             )
 
         def work(conn: sqlite3.Connection) -> None:
-            if conn.execute(_APPEND, params).rowcount != 1:
-                raise Conflict(game, entry.sequence, "not the next entry")
+            last = self._last.get(game)
+            if last is None:
+                row = conn.execute(_LAST, (game,)).fetchone()
+                if row is None:
+                    raise Conflict(game, sequence, "no such game")
+                last = row[0]
+            if last != sequence - 1:
+                raise Conflict(game, sequence, "not the next entry")
+            conn.execute("INSERT INTO entries (game, seq, kind, body) VALUES (?, ?, ?, ?)", params)
+            if len(self._last) >= LAST_KNOWN:
+                self._last.clear()
+            self._last[game] = sequence
             if update is not None:
                 conn.execute(*update)
             if tokens.added or tokens.removed:
@@ -382,6 +399,7 @@ class SqliteStore(Store):
             done.extend(gid for (gid,) in rows)
             for gid in done:
                 conn.execute("DELETE FROM entries WHERE game = ?", (gid,))
+                self._last.pop(gid, None)
 
         await self._write(work)
         return done
@@ -438,6 +456,7 @@ class SqliteStore(Store):
         except sqlite3.Error as exc:
             log.exception("commit failed")
             error = exc
+            self._last.clear()  # what the batch wrote is undone: read each game again
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
         results = [error or outcome for outcome in outcomes] + [error] * (
