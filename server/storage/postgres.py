@@ -35,6 +35,7 @@ from typing import Any
 
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
+from psycopg.pq import TransactionStatus
 
 from server.storage.base import (
     MAX_PAGE,
@@ -373,8 +374,9 @@ class PostgresStore(Store):
                     else (None, None, None, None, None)
                 ),
                 summary.attention,
-                list(tokens.added),
-                list(tokens.removed),
+                # (None rather than an empty array: nothing to send, nothing to dump.)
+                list(tokens.added) or None,
+                list(tokens.removed) or None,
                 entry.frame,
             ),
             game,
@@ -400,18 +402,26 @@ class PostgresStore(Store):
     async def _commit(self, batch: list[_Write]) -> None:
         assert self._writer is not None
         results: list[Any] = []
+        writer = self._writer
         try:
-            async with self._writer.transaction():
-                cursors = []
-                async with self._writer.pipeline():
-                    for write in batch:
-                        cursors.append(await self._writer.execute(write.sql, write.params))
-                for cursor, write in zip(cursors, batch, strict=True):
-                    results.append(await cursor.fetchone() if write.game else None)
+            # One round trip: the transaction's statements, its end and one sync go
+            # out together. A statement that fails aborts the rest of the pipeline,
+            # and the transaction is rolled back with it.
+            cursors = []
+            async with writer.pipeline():
+                await writer.execute("BEGIN")
+                for write in batch:
+                    cursors.append(await writer.execute(write.sql, write.params))
+                await writer.execute("COMMIT")
+            for cursor, write in zip(cursors, batch, strict=True):
+                results.append(await cursor.fetchone() if write.game else None)
             self.commits += 1
             self.writes += len(batch)
         except psycopg.Error as error:
             log.exception("commit failed")
+            if not writer.closed and writer.info.transaction_status != TransactionStatus.IDLE:
+                with contextlib.suppress(psycopg.Error):
+                    await writer.execute("ROLLBACK")
             if isinstance(error, psycopg.OperationalError):
                 with contextlib.suppress(psycopg.Error):
                     await self._writer.close()

@@ -139,3 +139,34 @@ def test_a_notification_during_a_read_is_not_lost(pg_url: str) -> None:
             await follower.stop()
 
     asyncio.run(main())
+
+
+def test_a_batch_that_fails_is_rolled_back_whole_and_the_writer_goes_on(pg_url: str) -> None:
+    """A commit is one round trip; a statement that fails undoes its whole batch."""
+
+    async def main() -> None:
+        store = PostgresStore(pg_url, address="127.0.0.1:1")
+        await store.start()
+        try:
+            setup = _setup("g4", await store.next_ordinal())
+            await store.create(setup, Summary())
+            joined = Entry(1, "joined", {"colour": "yellow", "token": "a", "name": "A"})
+            # Queued together, so committed as one batch: the second game reuses
+            # the first's ordinal, and the unique index refuses it.
+            outcomes = await asyncio.gather(
+                store.append("g4", joined, Summary(sequence=1), Tokens(added=("a",)), 1),
+                store.create(_setup("g5", setup.ordinal), Summary()),
+                return_exceptions=True,
+            )
+            assert all(isinstance(o, psycopg.Error) for o in outcomes), outcomes
+            stored = await store.load("g4")
+            assert stored is not None and stored.entries == []
+            assert await store.load("g5") is None and await store.token_game("a") is None
+            # The writer's connection is usable again at once.
+            await store.append("g4", joined, Summary(sequence=1), Tokens(added=("a",)), 1)
+            stored = await store.load("g4")
+            assert stored is not None and [e.sequence for e in stored.entries] == [1]
+        finally:
+            await store.stop()
+
+    asyncio.run(main())
