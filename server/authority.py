@@ -293,15 +293,15 @@ class Authority:
                     raise ServiceError(
                         ServerReason.GAME_MOVED, "the game moved; retry", name=self.name
                     )
-                hooked = self._webhooks is not None and bool(self.settings.get("webhook_url"))
-                turn = Webhooks.turn(self.game) if hooked else None
+                webhooks = self._webhooks if self.settings.get("webhook_url") else None
+                turn = Webhooks.turn(self.game) if webhooks is not None else None
                 try:
                     return await change()
                 finally:
                     self.deadline = None  # a stored deadline holds only until the next change
                     self._after_change()
-                    if hooked and self._webhooks is not None:
-                        self._webhooks.changed(
+                    if webhooks is not None:
+                        webhooks.changed(
                             turn,
                             name=self.name,
                             settings=self.settings,
@@ -323,8 +323,8 @@ class Authority:
         if not isinstance(entry, Acted) or self.state == FINISHED:
             summary = self.summary(stored.sequence, now)
         else:
-            summary = Summary(self.state, stored.sequence, attention=self._attention(now))
-            summary.changed = False
+            attention = self._attention(now)
+            summary = Summary(self.state, stored.sequence, attention=attention, changed=False)
         summary.attention_changed = summary.attention != self._attention_written
         self.writing = stored.sequence
         try:

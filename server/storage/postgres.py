@@ -169,6 +169,11 @@ def _stored(row: tuple[Any, ...]) -> Stored:
     return Stored(setup, summary, epoch=epoch)
 
 
+def _entry(seq: int, kind: str, body: str, frame: bytes | None) -> Entry:
+    """An entry as read: ``seq, kind, body, frame``."""
+    return Entry(seq, kind, json.loads(body), frame)
+
+
 @dataclass
 class _Write:
     sql: str
@@ -513,10 +518,7 @@ class PostgresStore(Store):
                     "SELECT seq, kind, body, frame FROM entries WHERE game = %s ORDER BY seq",
                     (game,),
                 )
-                stored.entries.extend(
-                    Entry(seq, kind, json.loads(body), frame)
-                    for seq, kind, body, frame in await cursor.fetchall()
-                )
+                stored.entries.extend(_entry(*row) for row in await cursor.fetchall())
         return stored
 
     async def entries(self, game: str, after: int, limit: int) -> list[Entry]:
@@ -527,10 +529,7 @@ class PostgresStore(Store):
                 " ORDER BY seq LIMIT %s",
                 (game, after, min(limit, MAX_PAGE)),
             )
-            return [
-                Entry(seq, kind, json.loads(body), frame)
-                for seq, kind, body, frame in await cursor.fetchall()
-            ]
+            return [_entry(*row) for row in await cursor.fetchall()]
 
     async def entries_after(self, after: dict[str, int], limit: int) -> dict[str, list[Entry]]:
         """Runs of several games' logs, in one query."""
@@ -543,8 +542,8 @@ class PostgresStore(Store):
                 " ORDER BY seq LIMIT %s) AS e ORDER BY e.game, e.seq",
                 (list(after), list(after.values()), min(limit, MAX_PAGE)),
             )
-            for game, seq, kind, body, frame in await cursor.fetchall():
-                runs[game].append(Entry(seq, kind, json.loads(body), frame))
+            for game, *row in await cursor.fetchall():
+                runs[game].append(_entry(*row))
         return runs
 
     async def page(

@@ -88,21 +88,20 @@ CREATE INDEX IF NOT EXISTS games_open_unheld ON games (created) WHERE state = 'o
 
 SYNCHRONOUS = ("FULL", "NORMAL")
 
+#: The sequence of a game's last entry (0: none), for the game ``{}`` names.
+_LAST_ENTRY = "(SELECT coalesce(max(seq), 0) FROM entries WHERE game = {})"
+
 #: A game's row as read. ``games.sequence`` is written with the rest of the
 #: summary, not with every entry: the sequence read is the last entry's
 #: (-1 still marks a game written by schema 1, to summarize).
 _COLUMNS = (
     "id, ordinal, seats, stack, settings, created, state,"
-    " CASE WHEN sequence < 0 THEN sequence"
-    " ELSE (SELECT coalesce(max(seq), 0) FROM entries WHERE game = games.id) END,"
+    f" CASE WHEN sequence < 0 THEN sequence ELSE {_LAST_ENTRY.format('games.id')} END,"
     " seat_info, result"
 )
 
 #: The last sequence of a game that exists, summarized (no row: no such game).
-_LAST = (
-    "SELECT (SELECT coalesce(max(seq), 0) FROM entries WHERE game = ?1)"
-    " FROM games WHERE id = ?1 AND sequence >= 0"
-)
+_LAST = f"SELECT {_LAST_ENTRY.format('?1')} FROM games WHERE id = ?1 AND sequence >= 0"
 
 #: How many games' last sequences the writer keeps (past that it forgets them all
 #: and reads each again on its next append).
@@ -299,8 +298,7 @@ class SqliteStore(Store):
             self._last[game] = sequence
             if update is not None:
                 conn.execute(*update)
-            if tokens.added or tokens.removed:
-                _tokens(conn, game, tokens)
+            _tokens(conn, game, tokens)
 
         return self._write(work)
 
@@ -467,6 +465,8 @@ class SqliteStore(Store):
 
 
 def _tokens(conn: sqlite3.Connection, game: str, tokens: Tokens) -> None:
+    if not (tokens.added or tokens.removed):
+        return  # most entries change no seat
     for token in tokens.added:
         conn.execute("INSERT OR REPLACE INTO tokens (hash, game) VALUES (?, ?)", (token, game))
     for token in tokens.removed:
