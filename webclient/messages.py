@@ -172,9 +172,9 @@ TEXT_PLACEHOLDERS = frozenset(
         "acts",
         "players",
         "time",
-        # A list before its last item, and the last item ("a, b" or "c").
+        # A list before its final item, and the final item ("a, b" or "c").
         "head",
-        "last",
+        "final",
     }
 )
 

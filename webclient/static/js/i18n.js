@@ -65,9 +65,9 @@ export function has(id) {
 export const list = (items) => items.join(t("list.separator"));
 
 // A list whose last item is joined by the language's "or" / "and" ("a, b or c";
-// list.or and list.and place {head}, the rest already joined, before {last}).
+// list.or and list.and place {head}, the items but the last already joined, before {final}).
 const joined = (id, items) =>
-  items.length < 2 ? items.join("") : t(id, { head: list(items.slice(0, -1)), last: items[items.length - 1] });
+  items.length < 2 ? items.join("") : t(id, { head: list(items.slice(0, -1)), final: items[items.length - 1] });
 export const disjunction = (items) => joined("list.or", items);
 export const conjunction = (items) => joined("list.and", items);
 
