@@ -80,7 +80,8 @@ export class GamePage {
     this.boardArea.append(this.boardHint, this.playback, this.dock);
     this.side = h("aside", { class: "side" });
     this.errorBox = h("p", { class: "error", testid: "error", role: "alert" });
-    this.logList = h("ol", { class: "log", testid: "log" });
+    // Focusable, so that a keyboard scrolls it too.
+    this.logList = h("ol", { class: "log", testid: "log", tabindex: "0", "aria-label": t("log.title") });
     // Others' moves read out by screen readers as they play: a region that never moves.
     this.announcer = h("div", { class: "sr-only", role: "log", "aria-live": "polite", testid: "announcer" });
     this.root.replaceChildren(this.boardArea, this.side, this.announcer);
