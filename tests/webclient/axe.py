@@ -22,7 +22,7 @@ def violations(page: Page, impacts: tuple[str, ...] = FAILING) -> list[str]:
     found: list[dict[str, Any]] = page.evaluate(
         """async () => (await axe.run(document, { resultTypes: ["violations"] })).violations
           .map((v) => ({ id: v.id, impact: v.impact, help: v.help,
-                         nodes: v.nodes.map((n) => n.target.join(" ") + ": " + n.failureSummary) }))"""
+            nodes: v.nodes.map((n) => n.target.join(" ") + ": " + n.failureSummary) }))"""
     )
     return [
         f"{v['impact']} {v['id']} ({v['help']}): " + " | ".join(v["nodes"][:4])
