@@ -226,6 +226,7 @@ CONSEQUENCES = [
     Np_("consequence.royal_home", "consequence.royal_home"),
     Np_("consequence.voyage_fails", "consequence.voyage_fails"),
     Np_("consequence.voyage_passes", "consequence.voyage_passes"),
+    Np_("consequence.voyage_colours", "consequence.voyage_colours"),
 ]
 
 BOTS = [N_("bot.random"), N_("bot.greedy"), N_("bot.strong")]

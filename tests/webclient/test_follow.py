@@ -71,8 +71,9 @@ def bots_game(api: Api, person: str, bots: list[str]) -> tuple[str, str]:
 BUSY = 90_000
 
 
-def pick_and_confirm(page: Page, rng: random.Random) -> None:
-    """Pick targets (or an option of the list) until a Confirm shows, then confirm.
+def pick_and_confirm(page: Page, rng: random.Random) -> str:
+    """Pick targets (or an option of the list) until a Confirm shows, then confirm;
+    the Confirm button's text.
 
     Each step waits for what the page shows, never for a fixed time: a pick that
     met a re-rendered board is simply made again.
@@ -83,8 +84,9 @@ def pick_and_confirm(page: Page, rng: random.Random) -> None:
         confirm = page.get_by_test_id("confirm")
         if confirm.count():
             try:
+                text = confirm.inner_text(timeout=BUSY)
                 confirm.click(timeout=BUSY)
-                return
+                return text
             except PlaywrightError:
                 continue
         targets = page.locator("[data-testid=target]")

@@ -98,7 +98,9 @@ function voyage(path, view) {
   const { end, colours } = path;
   if (end.kind === "fails") return [tn("consequence.voyage_fails", colours, { danger: end.danger })];
   const most = Math.max(0, ...path.steps.map((s) => s.danger));
-  const lines = most ? [tn("consequence.voyage_passes", colours, { danger: most })] : [];
+  const lines = [most
+    ? tn("consequence.voyage_passes", colours, { danger: most })
+    : tn("consequence.voyage_colours", colours)];
   if (end.kind === "island") lines.push(t("consequence.voyage_lands", { island: islandAt(view, end.at) }));
   else if (end.kind === "royal") lines.push(t("consequence.voyage_royal", { island: islandAt(view, end.at) }));
   else lines.push(t("consequence.voyage_draws"));
