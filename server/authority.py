@@ -158,6 +158,8 @@ class Authority:
         self._run: list[tuple[int, bytes, str | None, str | None]] | None = None
         #: The last entry if it is an accepted action, with its events (for take-backs).
         self._last_action: tuple[Acted, list[dict[str, Any]]] | None = None
+        #: When it was applied here (monotonic seconds).
+        self._last_action_at = 0.0
         self.autoplay = Autoplay(self, runner) if runner is not None else None
         last = stored.entries[-1].sequence if stored.entries else 0
         keep = max(0, last - limits.resume_window) if keep_after is None else keep_after
@@ -268,6 +270,17 @@ class Authority:
                 ServerReason.GAME_NOT_FINISHED, "the record is public once the game is over"
             )
         return self.game.record()
+
+    def undoable_since(self, sequence: int) -> float | None:
+        """When the entry at ``sequence`` was applied here (monotonic seconds), if it is
+        the last entry and a person's decision its seat may still take back (R: TakeBack)."""
+        last = self._last_action
+        if last is None or sequence != self.sequence or self.state != ACTIVE:
+            return None
+        acted, events = last
+        if not acted.request or any(e["kind"] == "tile_placed" for e in events):
+            return None
+        return self._last_action_at
 
     async def pending_bot(self) -> tuple[int, str, str, PublicRecord] | None:
         """The decision a bot seat is to take now: sequence, seat, level, what it may know."""
@@ -436,6 +449,7 @@ class Authority:
             entry = Acted(colour, self.game.actions[-1], request_id)
             self._token_change = Tokens()
             self._last_action = (entry, events)
+            self._last_action_at = time.monotonic()
             frame = await self._commit(entry, self._acted(entry, events, None))
             return convert.reply_of(frame)
 
@@ -494,6 +508,7 @@ class Authority:
             assert self.game is not None
             events = self.game.apply_unchecked(entry.action)
             self._last_action = (entry, events)
+            self._last_action_at = time.monotonic()
             return self._acted(entry, events, frame)
         if isinstance(entry, TakenBack):
             return self._taken_back(entry, frame)

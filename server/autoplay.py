@@ -99,6 +99,7 @@ class Autoplay:
         # People follow the game: a bot's move comes no sooner than `pace` after the last.
         people = any(c not in game.settings.get("bots", {}) for c in game.seats.colours)
         pace = self._runner.config.pace if people else 0.0
+        undo_window = self._runner.config.undo_window
         while not self._stopped:
             pending = await game.pending_bot()
             if pending is None:
@@ -114,9 +115,15 @@ class Autoplay:
                 seed=seed_of(game.id, sequence),
             )
             try:
-                began = asyncio.get_running_loop().time()
+                began = time.monotonic()
                 action = await self._runner.think(job)
-                wait = pace - (asyncio.get_running_loop().time() - began)
+                wait = pace - (time.monotonic() - began)
+                # A person's decision the bot answers may still be taken back: the
+                # bot holds its answer for the undo window (a take-back meanwhile
+                # makes the answer stale, and the bot thinks again when its turn is back).
+                since = game.undoable_since(sequence)
+                if since is not None:
+                    wait = max(wait, since + undo_window - time.monotonic())
                 if wait > 0:
                     await asyncio.sleep(wait)
                 await game.submit(player, sequence, "", action)

@@ -56,6 +56,10 @@ class BotConfig:
     #: Seconds a bot waits (thinking included) before it acts in a game with a
     #: person's seat, so that people can follow; games of bots only never wait.
     pace: float = 0.0
+    #: Seconds a bot holds its answer after a person's decision that may still be
+    #: taken back (no tile drawn), so that the person can undo it (0: no hold).
+    #: Bounded: once it has passed the bot answers, so a game never stalls.
+    undo_window: float = 0.0
 
 
 def seed_of(game: str, sequence: int) -> int:

@@ -222,6 +222,16 @@ TILES = [
 #: Two sentences in a row (a landing, then the ships that went home).
 SENTENCES = [N_("text.sentences")]
 
+#: What an option will do (consequences.js), with a number of things.
+CONSEQUENCES = [
+    Np_("consequence.settle_ships", "consequence.settle_ships"),
+    Np_("consequence.settle_points", "consequence.settle_points"),
+    Np_("consequence.royal_home", "consequence.royal_home"),
+    Np_("consequence.voyage_fails", "consequence.voyage_fails"),
+    Np_("consequence.voyage_passes", "consequence.voyage_passes"),
+    Np_("consequence.voyage_colours", "consequence.voyage_colours"),
+]
+
 BOTS = [N_("bot.random"), N_("bot.greedy"), N_("bot.strong")]
 
 #: Lists joined by the language's "or" and "and" (i18n.js: disjunction, conjunction).

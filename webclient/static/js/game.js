@@ -13,6 +13,7 @@ import { Chronicle, fetchEntries } from "./history.js";
 import { prefs, SPEEDS } from "./settings.js";
 import { TurnAlerts, allowNotifications, clockText } from "./alerts.js";
 import { renderEnd } from "./endgame.js";
+import { consequences } from "./consequences.js";
 import {
   botLabel, botLevel, colour as colourText, decisionPrompt, describeOption, errorText, isBot,
   leftOver, player, setPlayers, tileName,
@@ -79,8 +80,12 @@ export class GamePage {
     this.boardArea.append(this.boardHint, this.playback, this.dock);
     this.side = h("aside", { class: "side" });
     this.errorBox = h("p", { class: "error", testid: "error", role: "alert" });
-    this.logList = h("ol", { class: "log", testid: "log", "aria-live": "polite" });
-    this.root.replaceChildren(this.boardArea, this.side);
+    // Focusable, so that a keyboard scrolls it too.
+    this.logList = h("ol", { class: "log", testid: "log", tabindex: "0", "aria-label": t("log.title") });
+    // Others' moves read out by screen readers as they play: a region that never moves.
+    this.announcer = h("div", { class: "sr-only", role: "log", "aria-live": "polite", testid: "announcer" });
+    this.root.replaceChildren(this.boardArea, this.side, this.announcer);
+    document.addEventListener("keydown", (event) => this.onKey(event));
     // On a phone the board and its decision fill the screen under the header.
     const header = document.querySelector(".topbar");
     const fitUnder = () => document.documentElement.style.setProperty("--top", `${header?.offsetHeight ?? 0}px`);
@@ -196,7 +201,8 @@ export class GamePage {
         // An entry of a batch comes without the board after it: ask the server for it.
         if (!after && speed) after = await this.pastState(item.sequence);
         if (speed && item.entry.action_applied) await this.board.play(item.entry.action_applied.events, speed);
-        this.chronicle.add(item.entry);
+        const added = this.chronicle.add(item.entry);
+        if (added && !own) this.announce(added.lines);
         if (after) {
           if (!own && after.view) this.mark(this.shown?.view, after.view);
           this.shown = after;
@@ -217,6 +223,23 @@ export class GamePage {
     }
     if (Number(this.snapshot?.sequence) >= Number(this.shown?.sequence)) this.shown = this.snapshot;
     this.renderNow();
+  }
+
+  // Read lines out to screen readers (the last few stay, older ones go).
+  announce(lines) {
+    if (!lines.length) return;
+    this.announcer.append(h("p", {}, lines.join(" ")));
+    while (this.announcer.childElementCount > 5) this.announcer.firstElementChild.remove();
+  }
+
+  // Keys: Ctrl+Z (or ⌘Z) takes the last decision back while it may be.
+  onKey(event) {
+    if (!(event.ctrlKey || event.metaKey) || event.key.toLowerCase() !== "z" || event.shiftKey) return;
+    if (event.target?.closest?.("input, textarea, select")) return;
+    const back = this.takeBackable();
+    if (back === null) return;
+    event.preventDefault();
+    this.takeBack(back);
   }
 
   // The board right after entry `sequence`, as the server has it (a spectator's view).
@@ -425,11 +448,14 @@ export class GamePage {
     // The docked decision first: it sets the board's size, which sets the targets' size.
     const decision = view?.decision && mine ? this.renderDecision(view) : null;
     const narrow = this.narrow?.matches;
-    this.dock.replaceChildren(...(narrow && decision ? [decision] : []));
+    // Undo sits in the decision being made, or alone where the decision would be.
+    const back = this.takeBackable();
+    const undo = back !== null ? this.renderUndo(back) : null;
+    if (undo && decision) decision.append(undo);
+    this.dock.replaceChildren(...(narrow && decision ? [decision] : narrow && undo ? [h("section", { class: "card decision" }, undo)] : []));
     this.board.render(view, this.picker, { ...boardOptions, marks: this.marks, ...this.preview(view) });
     this.boardHint.textContent = view ? "" : t("board.before_start");
     this.renderPlayback();
-    const back = this.takeBackable();
     const parts = [
       this.renderStatus(game, view, state),
       this.errorBox,
@@ -439,9 +465,7 @@ export class GamePage {
         replay: `/games/${this.id}?replay=1`,
       }) : null,
       narrow ? null : decision,
-      back !== null && !mine ? h("section", { class: "card" },
-        h("button", { type: "button", class: "secondary", testid: "take-back", onclick: () => this.takeBack(back) }, t("takeback.button")),
-        h("p", { class: "muted" }, t("takeback.hint"))) : null,
+      undo && !decision && !narrow ? h("section", { class: "card" }, undo) : null,
       view ? this.renderPlayers(game, view) : null,
       view ? this.renderDeck(view) : null,
       this.embedded ? null : this.renderShare(),
@@ -483,6 +507,7 @@ export class GamePage {
     const colours = new Set((on?.colours ?? []).map(colourName)).size;
     const points = [centre(q, r), towards(q, r, dir)];
     const steps = [];
+    let end = { kind: "open" };
     let [cq, cr, d] = [q, r, dir];
     for (let i = 0; i < 40; i += 1) {
       const [nq, nr] = neighbour(cq, cr, d);
@@ -490,6 +515,8 @@ export class GamePage {
       const info = placed ? tile(placed.tile) : null;
       if (!info || info.kind !== "sea") {
         if (info) points.push(centre(nq, nr));
+        const royal = info && (view.royal ?? []).some((x) => hexKey(x.island) === `${nq},${nr}`);
+        end = !info ? { kind: "open" } : royal ? { kind: "royal", at: { q, r } } : { kind: "island", at: { q: nq, r: nr } };
         break;
       }
       const enter = (d + 3) % 6;
@@ -501,10 +528,13 @@ export class GamePage {
       const mid = centre(nq, nr);
       steps.push({ at: { x: (mid.x * 2 + towards(nq, nr, enter).x) / 3, y: (mid.y * 2 + towards(nq, nr, enter).y) / 3 }, danger: found[2] });
       points.push(mid, towards(nq, nr, exit));
-      if (found[2] > colours) break;
+      if (found[2] > colours) {
+        end = { kind: "fails", danger: found[2] };
+        break;
+      }
       [cq, cr, d] = [nq, nr, exit];
     }
-    return { points, steps, colours };
+    return { points, steps, colours, group: on?.colours ?? [], end };
   }
 
   // The speed control and "skip to now": built once, so a click never meets a new node.
@@ -535,7 +565,14 @@ export class GamePage {
     return h("details", { class: "card prefs", testid: "prefs" }, h("summary", {}, t("prefs.title")),
       box("confirm", t("prefs.confirm")),
       box("sound", t("prefs.sound")),
-      box("notify", t("prefs.notify"), allowNotifications));
+      box("notify", t("prefs.notify"), allowNotifications),
+      h("label", { class: "pref" }, h("input", {
+        type: "checkbox", testid: "pref-palette", checked: prefs.get("palette") === "distinct",
+        onchange: (e) => {
+          prefs.set("palette", e.target.checked ? "distinct" : "standard");
+          this.render();
+        },
+      }), " ", t("prefs.palette")));
   }
 
   trackClock(view, mine) {
@@ -686,6 +723,7 @@ export class GamePage {
         td(`target.${key.replace(":", "_")}`)));
     }
     const ready = left.length === 1 ? left[0] : complete.length === 1 ? complete[0] : null;
+    if (ready) parts.push(this.renderConsequences(ready.action, view, decision));
     if (ready) {
       parts.push(h("button", { type: "button", testid: "confirm", class: "primary", onclick: () => this.submit(ready.action) },
         t("decision.confirm", { option: describeOption(ready.action, view, decision) })));
@@ -702,6 +740,28 @@ export class GamePage {
       }, describeOption(o.action, view, decision))))),
       left.length > shown.length ? h("p", { class: "muted" }, tn("decision.more", left.length - shown.length)) : null));
     return h("section", { class: "card decision", testid: "decision", "data-kind": decision.kind }, ...parts);
+  }
+
+  // What the option about to be confirmed will do, in words (and a voyage's group by colour).
+  renderConsequences(action, view, decision) {
+    const me = this.seat ? colourName(this.seat.colour) : "";
+    const jetty = action.emigrate;
+    const path = jetty ? this.voyagePath(view, [jetty.beach?.q ?? 0, jetty.beach?.r ?? 0, jetty.beach?.index ?? 0, jetty.dir ?? 0]) : null;
+    const lines = consequences(action, view, decision, me, path);
+    if (!lines.length) return null;
+    return h("div", { class: "consequences", testid: "consequences" },
+      path ? h("p", { testid: "voyage-group" }, t("consequence.group"), " ", ...path.group.map((c) => swatch(colourName(c)))) : null,
+      ...lines.map((line) => h("p", { class: "consequence", testid: "consequence" }, line)));
+  }
+
+  // One Undo button, naming the decision it takes back ("Undo: New settlement").
+  renderUndo(sequence) {
+    const last = this.chronicle.items.at(-1)?.entry.action_applied;
+    const what = last?.action ? describeOption(last.action, this.view ?? this.chronicle.place, null) : "";
+    return h("div", { class: "undo", testid: "undo" },
+      h("button", { type: "button", class: "secondary", testid: "take-back", "aria-keyshortcuts": "Control+Z",
+        onclick: () => this.takeBack(sequence) }, t("undo.button", { option: what })),
+      h("p", { class: "muted" }, t("takeback.hint")));
   }
 
   renderDeck(view) {
