@@ -64,6 +64,12 @@ DECISIONS = [
     N_("hint.land"),
     N_("hint.place"),
     N_("hint.settle_ship"),
+    N_("hint_tap.setup"),
+    N_("hint_tap.turn"),
+    N_("hint_tap.emigrate"),
+    N_("hint_tap.land"),
+    N_("hint_tap.place"),
+    N_("hint_tap.settle_ship"),
 ]
 
 ERRORS = [
