@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import random
 from pathlib import Path
+from typing import Any
 
 import grpc
 from server_harness import COLOURS, Stub, auth, new_game, refused, running
@@ -33,7 +34,7 @@ async def say(
 
 
 async def act(
-    stub: Stub, name: str, token: str, sequence: int, action: pb.Action, rid: str
+    stub: Stub, name: str, token: str, sequence: int, action: pb.Action, *, rid: str
 ) -> pb.LogEntry:
     request = spb.SubmitActionRequest(name=name, sequence=sequence, request_id=rid, action=action)
     reply: spb.SubmitActionResponse = await stub.SubmitAction(request, metadata=auth(token))
@@ -49,7 +50,7 @@ async def play_out(stub: Stub, name: str, tokens: dict[int, str], seed: int = 3)
             return
         decision = now.view.decision
         option = rng.choice(list(decision.options))
-        await act(stub, name, tokens[decision.player], now.sequence, option, f"p{now.sequence}")
+        await act(stub, name, tokens[decision.player], now.sequence, option, rid=f"p{now.sequence}")
 
 
 def test_quick_messages_leave_actions_current(tmp_path: Path) -> None:
@@ -68,12 +69,19 @@ def test_quick_messages_leave_actions_current(tmp_path: Path) -> None:
 
             # Yellow chose at the sequence before the message: still current.
             option = before.view.decision.options[0]
-            acted = await act(stub, name, tokens[YELLOW], before.sequence, option, "a1")
+            acted = await act(stub, name, tokens[YELLOW], before.sequence, option, rid="a1")
             assert acted.sequence == said.sequence + 1
             # Now the message's sequence is stale, as any before the action.
             now = await snapshot(stub, name)
             code, reason, _ = await refused(
-                act(stub, name, tokens[ORANGE], said.sequence, now.view.decision.options[0], "a2")
+                act(
+                    stub,
+                    name,
+                    tokens[ORANGE],
+                    said.sequence,
+                    now.view.decision.options[0],
+                    rid="a2",
+                )
             )
             assert (code, reason) == (grpc.StatusCode.ABORTED, "STALE_SEQUENCE")
 
@@ -156,7 +164,7 @@ def test_the_first_rematch_is_everyones(tmp_path: Path) -> None:
         async with running(tmp_path) as (_server, stub, _channel):
             name, tokens = await new_game(stub, 2)
 
-            def propose(token: str | None) -> object:
+            def propose(token: str | None) -> Any:
                 return stub.ProposeRematch(
                     spb.ProposeRematchRequest(name=name), metadata=auth(token)
                 )
@@ -227,7 +235,7 @@ def test_a_rematch_keeps_the_bots_and_settings(tmp_path: Path) -> None:
                         joined.seat_token,
                         now.sequence,
                         rng.choice(list(decision.options)),
-                        f"p{now.sequence}",
+                        rid=f"p{now.sequence}",
                     )
                 except grpc.aio.AioRpcError:
                     continue  # the bot moved meanwhile
