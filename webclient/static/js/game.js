@@ -2,7 +2,7 @@
 // drop), plays every entry back in order at the chosen speed, keeps the whole
 // log, and turns this browser's decisions into picks, previewed and confirmed.
 
-import { call, seats, profile, requestId } from "./api.js";
+import { call, seats, profile, requestId, watched } from "./api.js";
 import { Board, newShips } from "./board.js";
 import { Picker } from "./choices.js";
 import { h } from "./dom.js";
@@ -13,6 +13,7 @@ import { Chronicle, fetchEntries } from "./history.js";
 import { prefs, SPEEDS } from "./settings.js";
 import { TurnAlerts, allowNotifications, clockText } from "./alerts.js";
 import { renderEnd } from "./endgame.js";
+import { Social, isAside } from "./social.js";
 import {
   botLabel, botLevel, colour as colourText, decisionPrompt, describeOption, errorText, isBot,
   leftOver, player, setPlayers, tileName,
@@ -52,6 +53,7 @@ export class GamePage {
     this.alerts = new TurnAlerts();
     // An embedded board (embed.js) has no share link, join or leave buttons.
     this.embedded = false;
+    this.social = new Social(this);
   }
 
   get seat() {
@@ -117,6 +119,7 @@ export class GamePage {
     source.addEventListener("end", () => {
       source.close();
       this.setConnection("ended");
+      this.social.followAfterEnd();
     });
     source.addEventListener("failure", (e) => {
       source.close();
@@ -138,6 +141,7 @@ export class GamePage {
     if (this.sequence !== null && sequence < this.sequence) return;
     this.snapshot = snapshot;
     setPlayers(snapshot.game?.seats);
+    if (!this.seat && !this.embedded) watched.add(this.id);
     this.sequence = sequence;
     this.queue = [];
     this.skipping = false;
@@ -186,6 +190,14 @@ export class GamePage {
     try {
       while (this.queue.length) {
         const item = this.queue.shift();
+        if (isAside(item.entry)) {
+          // A quick message or a rematch: the board stays as it is.
+          this.chronicle.add(item.entry);
+          this.social.heard(item.entry);
+          this.shown = item.snapshot ?? { ...this.shown, sequence: String(item.sequence) };
+          this.renderNow();
+          continue;
+        }
         const speed = this.skipping ? 0 : prefs.speed();
         const own = this.isOwn(item.entry);
         let after = item.snapshot;
@@ -308,7 +320,7 @@ export class GamePage {
   // This seat's own last decision, if it may still be taken back (the server decides).
   takeBackable() {
     const seat = this.seat;
-    const last = this.chronicle.items.at(-1);
+    const last = this.chronicle.items.findLast((item) => !isAside(item.entry));
     if (!seat || !last || this.game?.state !== "GAME_STATE_ACTIVE" || !this.caughtUp()) return null;
     const applied = last.entry.action_applied;
     if (!applied || colourName(applied.player) !== colourName(seat.colour)) return null;
@@ -365,25 +377,6 @@ export class GamePage {
     }
   }
 
-  // A new game with the same seats (persons and bots) and settings; this player sits again.
-  async rematch() {
-    const game = this.game;
-    const seat = this.seat;
-    try {
-      const settings = { ...(game.settings ?? {}) };
-      delete settings.webhook_url;
-      const reply = await call("POST", "/games", { seats: game.seats.map((s) => s.colour), settings });
-      const id = reply.game.name.split("/")[1];
-      if (seat) {
-        const joined = await call("POST", `/games/${id}/join`, { colour: seat.colour, display_name: profile.name() });
-        seats.set(id, joined.colour, joined.seat_token);
-      }
-      window.location.assign(`/games/${id}`);
-    } catch (error) {
-      this.showError(errorText(error));
-    }
-  }
-
   showError(text) {
     this.errorBox.textContent = text;
     if (text) document.body.dataset.errors = String(Number(document.body.dataset.errors ?? 0) + 1);
@@ -435,7 +428,7 @@ export class GamePage {
       this.errorBox,
       state === "open" ? this.renderSeats(game) : null,
       view?.result?.length ? renderEnd(view, this.seat, {
-        rematch: this.embedded ? null : () => this.rematch(),
+        rematch: this.social.rematchAction(),
         replay: `/games/${this.id}?replay=1`,
       }) : null,
       narrow ? null : decision,
@@ -443,6 +436,7 @@ export class GamePage {
         h("button", { type: "button", class: "secondary", testid: "take-back", onclick: () => this.takeBack(back) }, t("takeback.button")),
         h("p", { class: "muted" }, t("takeback.hint"))) : null,
       view ? this.renderPlayers(game, view) : null,
+      this.social.render(),
       view ? this.renderDeck(view) : null,
       this.embedded ? null : this.renderShare(),
       this.embedded ? null : this.renderPrefs(),
@@ -635,7 +629,7 @@ export class GamePage {
           const c = colourName(value);
           return h("tr", { testid: `player-${c}`, class: c === active ? "active" : null },
             h("td", { class: "name-cell" }, h("span", { class: "who", title: player(value) }, swatch(c), " ", player(value)),
-              bots[c] ? this.botBadge(bots[c]) : null,
+              bots[c] ? this.botBadge(bots[c]) : null, this.social.bubble(c),
               c === active ? h("span", { class: "badge", testid: "active" }, t("players.turn")) : null),
             h("td", { "data-field": "supply" }, count(view.supply, c)),
             h("td", { "data-field": "points" }, count(view.scores, c)),
@@ -724,7 +718,7 @@ export class GamePage {
     }
     for (const item of items.slice(this.logRendered)) {
       if (!item.lines.length) continue;
-      this.logList.append(h("li", { "data-sequence": item.sequence, class: item.turn ? "turn-start" : null },
+      this.logList.append(h("li", { "data-sequence": item.sequence, class: item.turn ? "turn-start" : isAside(item.entry) ? "aside" : null },
         ...item.lines.map((line) => h("span", { class: "line" }, line))));
     }
     this.logRendered = items.length;
