@@ -79,6 +79,7 @@ export class GamePage {
     this.playback = h("div", { class: "playback", testid: "playback" });
     this.dock = h("div", { class: "dock", testid: "dock" });
     this.boardArea.append(this.boardHint, this.playback, this.dock);
+    this.social.mount(this.boardArea);
     this.side = h("aside", { class: "side" });
     this.errorBox = h("p", { class: "error", testid: "error", role: "alert" });
     this.logList = h("ol", { class: "log", testid: "log", "aria-live": "polite" });

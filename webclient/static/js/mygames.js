@@ -97,7 +97,7 @@ function item(row) {
     "data-state": String(row.state).replace(/^GAME_STATE_/, "").toLowerCase() },
   h("div", { class: "my-head" },
     h("a", { href: `/games/${row.id}`, testid: "my-game-link", class: "my-title" }, row.title),
-    " ", standing(row)),
+    h("span", { class: "my-status" }, standing(row))),
   h("div", { class: "my-players muted" },
     ...row.players.map((p) => h("span", { class: `my-player${p.colour === row.seat ? " me" : ""}`, "data-colour": p.colour },
       swatch(p.colour), " ", playerName(p))),

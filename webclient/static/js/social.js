@@ -6,8 +6,8 @@
 import { call, profile, requestId, seats } from "./api.js";
 import { h } from "./dom.js";
 import { t, td } from "./i18n.js";
-import { colourName } from "./ships.js";
-import { errorText } from "./text.js";
+import { colourName, swatch } from "./ships.js";
+import { errorText, player } from "./text.js";
 
 // The phrases a player can send, as the contract names them.
 export const PHRASES = ["good_luck", "good_game", "well_played", "thinking", "your_turn", "oops", "thanks"];
@@ -29,6 +29,14 @@ export class Social {
     this.rematch = null; // the rematch's name, once known from the log
     this.sending = false;
     this.polling = null;
+    this.toasts = null;
+  }
+
+  // A place over the board where messages show a moment, so a player sees
+  // them wherever the players' table is (on a phone it is below the board).
+  mount(area) {
+    this.toasts = h("div", { class: "toasts", testid: "toasts", "aria-hidden": "true" });
+    area.append(this.toasts);
   }
 
   // An aside played back live: a message gets its bubble; a rematch is remembered.
@@ -36,8 +44,15 @@ export class Social {
     const said = entry.message_sent;
     if (said) {
       const colour = colourName(said.player);
-      this.bubbles.set(colour, { text: phraseText(said.phrase), until: performance.now() + BUBBLE });
+      const text = phraseText(said.phrase);
+      this.bubbles.set(colour, { text, until: performance.now() + BUBBLE });
       setTimeout(() => this.page.schedule(), BUBBLE + 50);
+      if (this.toasts) {
+        const toast = h("p", { class: "toast", testid: "toast", "data-colour": colour, dir: document.documentElement.dir || "ltr" },
+          swatch(colour), " ", player(said.player), ": ", text);
+        this.toasts.append(toast);
+        setTimeout(() => toast.remove(), BUBBLE);
+      }
     }
     if (entry.rematch_proposed) this.rematch = entry.rematch_proposed.rematch;
   }
