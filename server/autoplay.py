@@ -63,15 +63,17 @@ class Autoplay:
         most = int(game.settings.get("max_turn_decisions") or 0)
         if most and turn_decisions(engine.actions, engine.decision_kind) >= most:
             self._stop_clock()
-            self._spawn(game.take_over(game.sequence, player, "turn_too_long"))
+            self._spawn(game.take_over(game.decided, player, "turn_too_long"))
             return
+        # The clock runs for a decision: a quick message (which leaves the
+        # decision as it was) neither restarts nor stops it.
         timeout = float(game.settings.get("turn_timeout_seconds") or 0)
-        if timeout > 0 and self._timer_at != game.sequence:
+        if timeout > 0 and self._timer_at != game.decided:
             self._stop_clock()
-            self._timer_at = game.sequence
+            self._timer_at = game.decided
             deadline = game.deadline or time.time() + timeout
             self._timer = asyncio.get_running_loop().call_later(
-                max(0.0, deadline - time.time()), self._time_out, game.sequence, player
+                max(0.0, deadline - time.time()), self._time_out, game.decided, player
             )
 
     def _stop_clock(self) -> None:

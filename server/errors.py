@@ -67,7 +67,8 @@ class ServerReason(StrEnum):
     REQUEST_TOO_LARGE = "REQUEST_TOO_LARGE"
     #: The call sent more than one ``authorization`` header: send exactly one.
     AUTHORIZATION_REPEATED = "AUTHORIZATION_REPEATED"
-    #: Too many new games from this client address; retry after ``retry_after_seconds``.
+    #: Too many new games from this client address, or quick messages from this
+    #: seat; retry after ``retry_after_seconds``.
     RATE_LIMITED = "RATE_LIMITED"
     #: This client address has as many watches open as it may (``limit``).
     TOO_MANY_WATCHES = "TOO_MANY_WATCHES"
@@ -81,6 +82,10 @@ class ServerReason(StrEnum):
     TAKE_BACK_AFTER_DRAW = "TAKE_BACK_AFTER_DRAW"
     #: A game's webhook URL does not start with a prefix the operator allowed.
     WEBHOOK_NOT_ALLOWED = "WEBHOOK_NOT_ALLOWED"
+    #: SendMessage: the phrase is none the server knows (quick messages are predefined).
+    UNKNOWN_PHRASE = "UNKNOWN_PHRASE"
+    #: SendMessage: the game holds as many quick messages as it may (``limit``).
+    MESSAGE_LIMIT = "MESSAGE_LIMIT"
 
 
 _CODES: dict[str, grpc.StatusCode] = {
@@ -111,6 +116,8 @@ _CODES: dict[str, grpc.StatusCode] = {
     ServerReason.TAKE_BACK_NOT_YOURS: grpc.StatusCode.FAILED_PRECONDITION,
     ServerReason.TAKE_BACK_AFTER_DRAW: grpc.StatusCode.FAILED_PRECONDITION,
     ServerReason.WEBHOOK_NOT_ALLOWED: grpc.StatusCode.PERMISSION_DENIED,
+    ServerReason.UNKNOWN_PHRASE: grpc.StatusCode.INVALID_ARGUMENT,
+    ServerReason.MESSAGE_LIMIT: grpc.StatusCode.RESOURCE_EXHAUSTED,
     # The engine's reasons.
     Reason.MALFORMED_ACTION: grpc.StatusCode.INVALID_ARGUMENT,
     Reason.ILLEGAL_ACTION: grpc.StatusCode.FAILED_PRECONDITION,

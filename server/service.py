@@ -293,6 +293,40 @@ class GameService:
         # TakeBackResponse and SubmitActionResponse encode their entry alike.
         return await game.take_back(colour, request.sequence, request.request_id)
 
+    async def SendMessage(self, request: spb.SendMessageRequest, context: Any) -> bytes:
+        """Send a quick message for the caller's seat."""
+        game = await self._owner(request.name, context)
+        colour = await self.registry.seat(game, _token(context), required=True)
+        assert colour is not None
+        if not 1 <= len(request.request_id) <= MAX_REQUEST_ID:
+            raise invalid(
+                f"request_id must have 1 to {MAX_REQUEST_ID} characters", field="request_id"
+            )
+        phrase = convert.PHRASE_NAME.get(request.phrase, str(request.phrase))
+        # SendMessageResponse and SubmitActionResponse encode their entry alike.
+        return await game.say(colour, phrase, request.request_id)
+
+    async def ProposeRematch(self, request: spb.ProposeRematchRequest, context: Any) -> Message:
+        """The rematch of a finished game: made by the first player to ask, then shared."""
+        game = await self._owner(request.name, context)
+        colour = await self.registry.seat(game, _token(context), required=True)
+        assert colour is not None
+
+        async def create() -> str:
+            # The same seats, bots and settings; a webhook stays with the game it was given for.
+            settings = {
+                k: v for k, v in game.settings.items() if k not in ("webhook_url", "webhook_secret")
+            }
+            self.guard.new_game(context)
+            created = await self.registry.create(list(game.seats.colours), settings)
+            return created.id
+
+        rematch, made = await game.propose_rematch(colour, create)
+        found = await self.registry.find("games/" + rematch)
+        return spb.ProposeRematchResponse(
+            game=convert.game_to_proto(found.resource()), created=made
+        )
+
     async def ListGameEntries(self, request: spb.ListGameEntriesRequest, context: Any) -> bytes:
         """A page of a game's public log."""
         if request.page_size < 0:
@@ -337,6 +371,8 @@ _UNARY: dict[str, type[Message]] = {
     "GetGameRecord": spb.GetGameRecordRequest,
     "ListGameEntries": spb.ListGameEntriesRequest,
     "TakeBack": spb.TakeBackRequest,
+    "SendMessage": spb.SendMessageRequest,
+    "ProposeRematch": spb.ProposeRematchRequest,
 }
 
 

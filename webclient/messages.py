@@ -87,6 +87,7 @@ ERRORS = [
     N_("error.INVALID_RECORD"),
     N_("error.INVALID_REQUEST"),
     N_("error.MALFORMED_ACTION"),
+    N_("error.MESSAGE_LIMIT"),
     N_("error.NODE_UNAVAILABLE"),
     N_("error.NOT_YOUR_TURN"),
     N_("error.NO_SUCH_SEAT"),
@@ -105,6 +106,7 @@ ERRORS = [
     N_("error.TOKEN_WRONG_GAME"),
     N_("error.TOO_MANY_STREAMS"),
     N_("error.TOO_MANY_WATCHES"),
+    N_("error.UNKNOWN_PHRASE"),
     N_("error.UNKNOWN_PLAYER"),
     N_("error.UPSTREAM_ERROR"),
     N_("error.WATCH_LAGGING"),
@@ -168,13 +170,14 @@ TEXT_PLACEHOLDERS = frozenset(
         "name",
         "option",
         "owner",
+        "phrase",
         "player",
         "reason",
         "seas",
         "ships",
         "tile",
         "tiles",
-        # A turn's acts, the winners, the clock's time.
+        # A turn's acts, the winners, the clock's time (and a game's creation's).
         "acts",
         "players",
         "time",
@@ -189,6 +192,17 @@ DIAGRAMS = [N_("howto.diagram_start"), N_("howto.diagram_landing")]
 
 #: The acts a turn may offer, listed in the turn's instruction.
 ACTS = [N_("act.expand"), N_("act.royal"), N_("act.settle"), N_("act.tonga"), N_("act.single")]
+
+#: Quick messages' phrases (the contract's ``Phrase`` values).
+PHRASES = [
+    N_("phrase.good_luck"),
+    N_("phrase.good_game"),
+    N_("phrase.well_played"),
+    N_("phrase.thinking"),
+    N_("phrase.your_turn"),
+    N_("phrase.oops"),
+    N_("phrase.thanks"),
+]
 
 STATES = [N_("state.open"), N_("state.active"), N_("state.finished"), N_("state.unspecified")]
 

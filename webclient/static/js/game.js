@@ -2,7 +2,7 @@
 // drop), plays every entry back in order at the chosen speed, keeps the whole
 // log, and turns this browser's decisions into picks, previewed and confirmed.
 
-import { call, seats, profile, requestId } from "./api.js";
+import { call, seats, profile, requestId, watched } from "./api.js";
 import { Board, newShips } from "./board.js";
 import { Picker } from "./choices.js";
 import { h } from "./dom.js";
@@ -15,6 +15,7 @@ import { prefs, SPEEDS } from "./settings.js";
 import { TurnAlerts, allowNotifications, clockText } from "./alerts.js";
 import { renderEnd } from "./endgame.js";
 import { consequences } from "./consequences.js";
+import { Social, isAside } from "./social.js";
 import {
   botLabel, botLevel, colour as colourText, decisionPrompt, describeOption, errorText, isBot,
   leftOver, player, setPlayers, tileName,
@@ -58,6 +59,7 @@ export class GamePage {
     this.alerts = new TurnAlerts();
     // An embedded board (embed.js) has no share link, join or leave buttons.
     this.embedded = false;
+    this.social = new Social(this);
   }
 
   get seat() {
@@ -86,6 +88,7 @@ export class GamePage {
     this.drawerButton = h("button", { type: "button", class: "drawer-open", testid: "drawer-open",
       "aria-expanded": "false", onclick: () => this.drawer(true) }, t("drawer.open"));
     this.boardArea.append(this.boardHint, this.playback, this.dock, this.drawerButton);
+    this.social.mount(this.boardArea);
     this.side = h("aside", { class: "side" });
     this.errorBox = h("p", { class: "error", testid: "error", role: "alert" });
     // Focusable, so that a keyboard scrolls it too.
@@ -130,6 +133,7 @@ export class GamePage {
     source.addEventListener("end", () => {
       source.close();
       this.setConnection("ended");
+      this.social.followAfterEnd();
     });
     source.addEventListener("failure", (e) => {
       source.close();
@@ -151,6 +155,7 @@ export class GamePage {
     if (this.sequence !== null && sequence < this.sequence) return;
     this.snapshot = snapshot;
     setPlayers(snapshot.game?.seats);
+    if (!this.seat && !this.embedded) watched.add(this.id);
     this.sequence = sequence;
     this.queue = [];
     this.skipping = false;
@@ -199,6 +204,14 @@ export class GamePage {
     try {
       while (this.queue.length) {
         const item = this.queue.shift();
+        if (isAside(item.entry)) {
+          // A quick message or a rematch: the board stays as it is.
+          this.chronicle.add(item.entry);
+          this.social.heard(item.entry);
+          this.shown = item.snapshot ?? { ...this.shown, sequence: String(item.sequence) };
+          this.renderNow();
+          continue;
+        }
         const speed = this.skipping ? 0 : prefs.speed();
         const own = this.isOwn(item.entry);
         let after = item.snapshot;
@@ -377,7 +390,7 @@ export class GamePage {
   // This seat's own last decision, if it may still be taken back (the server decides).
   takeBackable() {
     const seat = this.seat;
-    const last = this.chronicle.items.at(-1);
+    const last = this.chronicle.items.findLast((item) => !isAside(item.entry));
     if (!seat || !last || this.game?.state !== "GAME_STATE_ACTIVE" || !this.caughtUp()) return null;
     const applied = last.entry.action_applied;
     if (!applied || colourName(applied.player) !== colourName(seat.colour)) return null;
@@ -429,25 +442,6 @@ export class GamePage {
   async startGame() {
     try {
       await call("POST", `/games/${this.id}/start`, {}, this.seat?.token);
-    } catch (error) {
-      this.showError(errorText(error));
-    }
-  }
-
-  // A new game with the same seats (persons and bots) and settings; this player sits again.
-  async rematch() {
-    const game = this.game;
-    const seat = this.seat;
-    try {
-      const settings = { ...(game.settings ?? {}) };
-      delete settings.webhook_url;
-      const reply = await call("POST", "/games", { seats: game.seats.map((s) => s.colour), settings });
-      const id = reply.game.name.split("/")[1];
-      if (seat) {
-        const joined = await call("POST", `/games/${id}/join`, { colour: seat.colour, display_name: profile.name() });
-        seats.set(id, joined.colour, joined.seat_token);
-      }
-      window.location.assign(`/games/${id}`);
     } catch (error) {
       this.showError(errorText(error));
     }
@@ -517,12 +511,13 @@ export class GamePage {
       this.errorBox,
       state === "open" ? this.renderSeats(game) : null,
       view?.result?.length ? renderEnd(view, this.seat, {
-        rematch: this.embedded ? null : () => this.rematch(),
+        rematch: this.social.rematchAction(),
         replay: `/games/${this.id}?replay=1`,
       }) : null,
       narrow ? null : decision,
       undo && !decision && !narrow ? h("section", { class: "card" }, undo) : null,
       view ? this.renderPlayers(game, view) : null,
+      this.social.render(),
       view ? this.renderDeck(view) : null,
       this.embedded ? null : this.renderShare(state),
       this.embedded ? null : this.renderPrefs(),
@@ -738,7 +733,7 @@ export class GamePage {
           const c = colourName(value);
           return h("tr", { testid: `player-${c}`, class: c === active ? "active" : null },
             h("td", { class: "name-cell" }, h("span", { class: "who", title: player(value) }, swatch(c), " ", player(value)),
-              bots[c] ? this.botBadge(bots[c]) : null,
+              bots[c] ? this.botBadge(bots[c]) : null, this.social.bubble(c),
               c === active ? h("span", { class: "badge", testid: "active" }, t("players.turn")) : null),
             h("td", { "data-field": "supply" }, count(view.supply, c)),
             h("td", { "data-field": "points" }, count(view.scores, c)),
@@ -863,7 +858,7 @@ export class GamePage {
       const show = () => this.board.spot(hexes);
       const hide = () => this.board.spot([]);
       this.logList.append(h("li", {
-        "data-sequence": item.sequence, class: `${item.turn ? "turn-start" : ""}${hexes.length ? " linked" : ""}`,
+        "data-sequence": item.sequence, class: `${item.turn ? "turn-start" : isAside(item.entry) ? "aside" : ""}${hexes.length ? " linked" : ""}`,
         tabindex: hexes.length ? "0" : null, testid: "log-line",
         onmouseenter: hexes.length ? show : null, onmouseleave: hexes.length ? hide : null,
         onfocus: hexes.length ? show : null, onblur: hexes.length ? hide : null,
