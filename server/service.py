@@ -27,6 +27,7 @@ from server.gen.tongiaki.v1 import game_service_pb2 as spb
 from server.limits import ClientLimits, Guard
 from server.metrics import Metrics
 from server.registry import Registry
+from server.tutorials import find as find_tutorial
 
 log = logging.getLogger(__name__)
 
@@ -162,7 +163,9 @@ class GameService:
         raise Forward(found, name)
 
     async def CreateGame(self, request: spb.CreateGameRequest, context: Any) -> Message:
-        """Create a game with the requested seats and settings."""
+        """Create a game with the requested seats and settings (or a tutorial's)."""
+        if request.settings.tutorial:
+            return await self._create_tutorial(request, context)
         seats = [_colour(v, "seats") for v in request.seats]
         if not 2 <= len(seats) <= 6 or len(set(seats)) != len(seats):
             raise invalid("seats must be 2 to 6 distinct colours", field="seats")
@@ -180,6 +183,21 @@ class GameService:
         return spb.CreateGameResponse(
             game=created, webhook_secret=settings.get("webhook_secret", "")
         )
+
+    async def _create_tutorial(self, request: spb.CreateGameRequest, context: Any) -> Message:
+        """A game of a tutorial: its seats, bots and fixed stack; only its name may be given."""
+        tutorial = find_tutorial(request.settings.tutorial)
+        given = [f.name for f, _ in request.settings.ListFields()]
+        extra = [name for name in given if name not in ("display_name", "tutorial")]
+        if request.seats or extra:
+            field = "seats" if request.seats else f"settings.{extra[0]}"
+            raise invalid("a tutorial sets its own seats and settings", field=field)
+        settings = tutorial.settings(
+            request.settings.tutorial, display_name(request.settings.display_name)
+        )
+        self.guard.new_game(context)
+        game = await self.registry.create(list(tutorial.seats), settings, stack=tutorial.stack)
+        return spb.CreateGameResponse(game=convert.game_to_proto(game.resource()))
 
     async def JoinGame(self, request: spb.JoinGameRequest, context: Any) -> Message:
         """Take a seat and hand out its token."""
