@@ -185,13 +185,17 @@ class GameService:
         )
 
     async def _create_tutorial(self, request: spb.CreateGameRequest, context: Any) -> Message:
-        """A game of a tutorial: its seats, bots and fixed stack; only its name may be given."""
+        """A game of a tutorial: its seats, bots and fixed stack. Seats and bots may be
+        left out or repeat the tutorial's (as a rematch does); nothing else may be set."""
         tutorial = find_tutorial(request.settings.tutorial)
-        given = [f.name for f, _ in request.settings.ListFields()]
-        extra = [name for name in given if name not in ("display_name", "tutorial")]
-        if request.seats or extra:
-            field = "seats" if request.seats else f"settings.{extra[0]}"
-            raise invalid("a tutorial sets its own seats and settings", field=field)
+        if request.seats and [_colour(v, "seats") for v in request.seats] != list(tutorial.seats):
+            raise invalid("a tutorial sets its own seats", field="seats")
+        allowed = ("display_name", "tutorial", "auto_start", "bots")
+        extra = [f.name for f, _ in request.settings.ListFields() if f.name not in allowed]
+        bots = _bot_settings(request.settings, list(tutorial.seats)).get("bots", tutorial.bots)
+        if extra or bots != tutorial.bots:
+            field = f"settings.{extra[0]}" if extra else "settings.bots"
+            raise invalid("a tutorial sets its own settings", field=field)
         settings = tutorial.settings(
             request.settings.tutorial, display_name(request.settings.display_name)
         )

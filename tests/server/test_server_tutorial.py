@@ -67,9 +67,12 @@ def test_a_tutorial_is_played_on_its_stack_against_its_bot_and_never_listed(
             assert game.name not in await listed(stub)
             finished = await stub.ListGames(spb.ListGamesRequest(state=pb.GAME_STATE_FINISHED))
             assert game.name not in {g.name for g in finished.games}
-            # Every tutorial game has that stack; real games never do.
-            again = await tutorial_game(stub)
-            assert again.game.settings.tutorial == "first_game"
+            # A rematch repeats the tutorial's seats and settings: another tutorial game.
+            again = await stub.CreateGame(
+                spb.CreateGameRequest(seats=[YELLOW, RED], settings=game.settings)
+            )
+            assert again.game.settings == game.settings
+            assert again.game.name != game.name
             real_record = await stub.GetGame(spb.GetGameRequest(name=real))
             assert real_record.snapshot.game.settings.tutorial == ""
 
@@ -89,6 +92,15 @@ def test_a_tutorial_takes_no_seats_or_settings_and_must_exist(tmp_path: Path) ->
                         seats=COLOURS[:2], settings=pb.GameSettings(tutorial="first_game")
                     ),
                     "seats",
+                ),
+                (
+                    spb.CreateGameRequest(
+                        settings=pb.GameSettings(
+                            tutorial="first_game",
+                            bots=[pb.BotSeat(colour=RED, level=pb.BOT_LEVEL_STRONG)],
+                        )
+                    ),
+                    "settings.bots",
                 ),
                 (
                     spb.CreateGameRequest(

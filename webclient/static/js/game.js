@@ -13,6 +13,7 @@ import { Chronicle, fetchEntries } from "./history.js";
 import { prefs, SPEEDS } from "./settings.js";
 import { TurnAlerts, allowNotifications, clockText } from "./alerts.js";
 import { renderEnd } from "./endgame.js";
+import { HelpMode } from "./help.js";
 import {
   botLabel, botLevel, colour as colourText, decisionPrompt, describeOption, errorText, isBot,
   leftOver, player, setPlayers, tileName,
@@ -73,6 +74,7 @@ export class GamePage {
       h("button", { type: "button", testid: "zoom-in", "aria-label": t("board.zoom_in"), onclick: () => this.board.zoom(1 / 1.25) }, "+"),
       h("button", { type: "button", testid: "zoom-out", "aria-label": t("board.zoom_out"), onclick: () => this.board.zoom(1.25) }, "−"),
       h("button", { type: "button", testid: "zoom-fit", "aria-label": t("board.fit"), onclick: () => { this.board.userMoved = false; this.board.fit(); } }, "⤢")));
+    this.help = new HelpMode(this.boardArea);
     this.boardHint = h("p", { class: "board-hint", testid: "board-hint" });
     this.playback = h("div", { class: "playback", testid: "playback" });
     this.dock = h("div", { class: "dock", testid: "dock" });
@@ -451,6 +453,16 @@ export class GamePage {
     this.side.replaceChildren(...parts.filter(Boolean));
     this.renderLog();
     this.alerts.update(mine);
+    if (game.settings?.tutorial) this.coachUpdate();
+  }
+
+  // A tutorial game has a coach (tutorial.js, loaded with the first render).
+  coachUpdate() {
+    this.coachLoad ??= import("./tutorial.js").then(({ Coach }) => {
+      this.coach = new Coach(this);
+      this.coach.update();
+    });
+    this.coach?.update();
   }
 
   // Ghost ships for the picks so far, or the voyage a chosen jetty would start.

@@ -6,6 +6,7 @@ import { h } from "./dom.js";
 import { list, t, td, tn } from "./i18n.js";
 import { COLOURS, colourName, swatch } from "./ships.js";
 import { BOT_LEVELS, botLabel, botLevel, errorText, isBot } from "./text.js";
+import { learnButton } from "./learn.js";
 
 const stateName = (s) => td(`state.${String(s).replace(/^GAME_STATE_/, "").toLowerCase()}`);
 
@@ -68,12 +69,22 @@ export class LobbyPage {
     this.root.replaceChildren(
       h("h1", {}, t("lobby.title")),
       h("p", { class: "intro" }, t("lobby.intro")),
+      this.learnCard(),
       form,
       h("section", { class: "card" }, h("h2", {}, t("lobby.games")), this.list),
       h("section", { class: "card" }, h("h2", {}, t("lobby.finished")), this.finished),
     );
     this.refresh();
     setInterval(() => this.refresh(), 5000);
+  }
+
+  // New players start here: the tutorial, a first game with a coach.
+  learnCard() {
+    const error = h("p", { class: "error", role: "alert" });
+    return h("section", { class: "card learn-card", testid: "learn-card" },
+      h("h2", {}, t("tutorial.lobby_title")),
+      h("p", {}, t("tutorial.lobby_intro")),
+      learnButton(error), error);
   }
 
   // Create the game, then sit its creator in the first seat not played by a bot.

@@ -1732,8 +1732,9 @@ class GameSettings(_message.Message):
     """A tutorial by name (`first_game`): the game is played on that tutorial's
     fixed stack (public by design, unlike a real game's secret order), with
     its seats and bots, and starts when its person sits. Such a game is marked
-    by this field and never listed by ListGames. With it, CreateGame takes no
-    seats and no other setting but `display_name`; an unknown name is refused.
+    by this field and never listed by ListGames. With it, CreateGame's seats
+    and bots are left out or the tutorial's, `auto_start` is ignored and no
+    other setting but `display_name` is taken; an unknown name is refused.
     """
     @_builtins.property
     def bots(self) -> _containers.RepeatedCompositeFieldContainer[Global___BotSeat]:
