@@ -114,7 +114,8 @@ class Autoplay:
                 actions=record.actions,
                 drawn=record.drawn,
                 viewer=player,
-                seed=seed_of(game.id, sequence),
+                # A tutorial's bot plays the same game against the same moves.
+                seed=seed_of(game.settings.get("tutorial") or game.id, sequence),
             )
             try:
                 began = time.monotonic()

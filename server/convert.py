@@ -454,6 +454,7 @@ def settings_to_proto(settings: Mapping[str, Json]) -> pb.GameSettings:
         timeout_bot=LEVEL.get(settings.get("timeout_bot") or "", pb.BOT_LEVEL_UNSPECIFIED),
         leave_bot=LEVEL.get(settings.get("leave_bot") or "", pb.BOT_LEVEL_UNSPECIFIED),
         max_turn_decisions=int(settings.get("max_turn_decisions") or 0),
+        tutorial=str(settings.get("tutorial") or ""),
     )
 
 

@@ -27,6 +27,7 @@ from server.gen.tongiaki.v1 import game_service_pb2 as spb
 from server.limits import ClientLimits, Guard
 from server.metrics import Metrics
 from server.registry import Registry
+from server.tutorials import find as find_tutorial
 
 log = logging.getLogger(__name__)
 
@@ -162,7 +163,9 @@ class GameService:
         raise Forward(found, name)
 
     async def CreateGame(self, request: spb.CreateGameRequest, context: Any) -> Message:
-        """Create a game with the requested seats and settings."""
+        """Create a game with the requested seats and settings (or a tutorial's)."""
+        if request.settings.tutorial:
+            return await self._create_tutorial(request, context)
         seats = [_colour(v, "seats") for v in request.seats]
         if not 2 <= len(seats) <= 6 or len(set(seats)) != len(seats):
             raise invalid("seats must be 2 to 6 distinct colours", field="seats")
@@ -180,6 +183,25 @@ class GameService:
         return spb.CreateGameResponse(
             game=created, webhook_secret=settings.get("webhook_secret", "")
         )
+
+    async def _create_tutorial(self, request: spb.CreateGameRequest, context: Any) -> Message:
+        """A game of a tutorial: its seats, bots and fixed stack. Seats and bots may be
+        left out or repeat the tutorial's (as a rematch does); nothing else may be set."""
+        tutorial = find_tutorial(request.settings.tutorial)
+        if request.seats and [_colour(v, "seats") for v in request.seats] != list(tutorial.seats):
+            raise invalid("a tutorial sets its own seats", field="seats")
+        allowed = ("display_name", "tutorial", "auto_start", "bots")
+        extra = [f.name for f, _ in request.settings.ListFields() if f.name not in allowed]
+        bots = _bot_settings(request.settings, list(tutorial.seats)).get("bots", tutorial.bots)
+        if extra or bots != tutorial.bots:
+            field = f"settings.{extra[0]}" if extra else "settings.bots"
+            raise invalid("a tutorial sets its own settings", field=field)
+        settings = tutorial.settings(
+            request.settings.tutorial, display_name(request.settings.display_name)
+        )
+        self.guard.new_game(context)
+        game = await self.registry.create(list(tutorial.seats), settings, stack=tutorial.stack)
+        return spb.CreateGameResponse(game=convert.game_to_proto(game.resource()))
 
     async def JoinGame(self, request: spb.JoinGameRequest, context: Any) -> Message:
         """Take a seat and hand out its token."""

@@ -146,6 +146,8 @@ COUNTED = [
     Np_("stack.island_tiles", "stack.island_tiles"),
     Np_("stack.sea_tiles", "stack.sea_tiles"),
     Np_("text.count_colour", "text.count_colour"),
+    Np_("help.route_danger", "help.route_danger"),
+    Np_("help.island", "help.island"),
 ]
 
 #: Every placeholder the catalogs use, by what the client puts there. A number of
@@ -155,6 +157,8 @@ NUMBER_PLACEHOLDERS = frozenset(
     {"count", "taken", "beach", "danger", "points", "q", "r", "island_tiles", "sea_tiles"}
     # Labels of the screens for following a game: a place, a replay step, tie-break figures.
     | {"rank", "total", "at", "last", "a", "b"}
+    # The tutorial coach's tip number.
+    | {"step"}
 )
 TEXT_PLACEHOLDERS = frozenset(
     {
@@ -256,3 +260,39 @@ BOTS = [N_("bot.random"), N_("bot.greedy"), N_("bot.strong")]
 
 #: Lists joined by the language's "or" and "and" (i18n.js: disjunction, conjunction).
 LISTS = [N_("list.or"), N_("list.and")]
+
+#: The tutorial coach's tips (tutorial.js shows ``coach.<tip>.title`` and ``coach.<tip>``).
+COACH = [
+    N_("coach.welcome.title"),
+    N_("coach.welcome"),
+    N_("coach.setup.title"),
+    N_("coach.setup"),
+    N_("coach.marks.title"),
+    N_("coach.marks"),
+    N_("coach.turn.title"),
+    N_("coach.turn"),
+    N_("coach.emigrate.title"),
+    N_("coach.emigrate"),
+    N_("coach.stack.title"),
+    N_("coach.stack"),
+    N_("coach.route.title"),
+    N_("coach.route"),
+    N_("coach.danger.title"),
+    N_("coach.danger"),
+    N_("coach.land.title"),
+    N_("coach.land"),
+    N_("coach.royal.title"),
+    N_("coach.royal"),
+    N_("coach.mask.title"),
+    N_("coach.mask"),
+    N_("coach.settle.title"),
+    N_("coach.settle"),
+    N_("coach.place.title"),
+    N_("coach.place"),
+    N_("coach.settle_ship.title"),
+    N_("coach.settle_ship"),
+    N_("coach.no_ship.title"),
+    N_("coach.no_ship"),
+    N_("coach.end.title"),
+    N_("coach.end"),
+]

@@ -132,6 +132,7 @@ def vocabularies() -> dict[str, list[str]]:
         "connection.": [m.removeprefix("connection.") for m in messages.CONNECTION],
         "target.": [m.removeprefix("target.") for m in messages.TARGETS],
         "phrase.": enum_names(game_pb2.Phrase, "PHRASE_"),
+        "coach.": [m.removeprefix("coach.") for m in messages.COACH],
     }
 
 

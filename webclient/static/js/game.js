@@ -16,6 +16,7 @@ import { TurnAlerts, allowNotifications, clockText } from "./alerts.js";
 import { renderEnd } from "./endgame.js";
 import { consequences } from "./consequences.js";
 import { Social, isAside } from "./social.js";
+import { HelpMode } from "./help.js";
 import {
   botLabel, botLevel, colour as colourText, decisionPrompt, describeOption, errorText, isBot,
   leftOver, player, setPlayers, tileName,
@@ -81,6 +82,7 @@ export class GamePage {
       h("button", { type: "button", testid: "zoom-in", "aria-label": t("board.zoom_in"), onclick: () => this.board.zoom(1 / 1.25) }, "+"),
       h("button", { type: "button", testid: "zoom-out", "aria-label": t("board.zoom_out"), onclick: () => this.board.zoom(1.25) }, "−"),
       h("button", { type: "button", testid: "zoom-fit", "aria-label": t("board.fit"), onclick: () => this.board.camera.showAll() }, "⤢")));
+    this.help = new HelpMode(this.boardArea);
     this.boardHint = h("p", { class: "board-hint", testid: "board-hint" });
     this.playback = h("div", { class: "playback", testid: "playback" });
     this.dock = h("div", { class: "dock", testid: "dock" });
@@ -526,6 +528,16 @@ export class GamePage {
     this.side.replaceChildren(...parts.filter(Boolean));
     this.renderLog();
     this.alerts.update(mine);
+    if (game.settings?.tutorial) this.coachUpdate();
+  }
+
+  // A tutorial game has a coach (tutorial.js, loaded with the first render).
+  coachUpdate() {
+    this.coachLoad ??= import("./tutorial.js").then(({ Coach }) => {
+      this.coach = new Coach(this);
+      this.coach.update();
+    });
+    this.coach?.update();
   }
 
   // Ghost ships for the picks so far, or the voyage a chosen jetty would start.
