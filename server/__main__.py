@@ -94,6 +94,12 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
         "--bot-workers", type=int, default=2, help="threads (or processes) bots think in"
     )
     parser.add_argument(
+        "--bot-stall-rounds",
+        type=int,
+        default=int(env("TONGIAKI_BOT_STALL_ROUNDS", "30")),
+        help="rounds a bots-only game may go without a tile drawn before its bots stop (0: none)",
+    )
+    parser.add_argument(
         "--bot-threads",
         action="store_true",
         help="bots think in threads of the server's process (slows other games), not processes",
@@ -130,6 +136,7 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
             processes=not args.bot_threads,
             pace=max(0.0, args.bot_pace),
             undo_window=max(0.0, args.undo_window),
+            stall_rounds=max(0, args.bot_stall_rounds),
         ),
         webhooks=WebhookConfig(allowed_prefixes=tuple(args.webhook_prefix)),
         **options.config_fields(args),

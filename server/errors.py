@@ -86,6 +86,9 @@ class ServerReason(StrEnum):
     UNKNOWN_PHRASE = "UNKNOWN_PHRASE"
     #: SendMessage: the game holds as many quick messages as it may (``limit``).
     MESSAGE_LIMIT = "MESSAGE_LIMIT"
+    #: A game of bots only drew no tile for ``BotConfig.stall_rounds`` rounds: its
+    #: bots were stopped (logged with this code; the game stays as it was).
+    GAME_STALLED = "GAME_STALLED"
 
 
 _CODES: dict[str, grpc.StatusCode] = {
@@ -102,6 +105,7 @@ _CODES: dict[str, grpc.StatusCode] = {
     ServerReason.SEATS_OPEN: grpc.StatusCode.FAILED_PRECONDITION,
     ServerReason.GAME_NOT_FINISHED: grpc.StatusCode.FAILED_PRECONDITION,
     ServerReason.STALE_SEQUENCE: grpc.StatusCode.ABORTED,
+    ServerReason.GAME_STALLED: grpc.StatusCode.FAILED_PRECONDITION,
     ServerReason.SEQUENCE_OUT_OF_RANGE: grpc.StatusCode.INVALID_ARGUMENT,
     ServerReason.WATCH_LAGGING: grpc.StatusCode.ABORTED,
     ServerReason.SHUTTING_DOWN: grpc.StatusCode.UNAVAILABLE,
