@@ -44,7 +44,7 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
     parser.add_argument(
         "--lease",
         type=float,
-        default=float(env("TONGIAKI_LEASE", "5")),
+        default=float(env("TONGIAKI_LEASE", "1.5")),
         help="seconds until other nodes take over this node's games if it stops renewing",
     )
     parser.add_argument(

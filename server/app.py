@@ -50,6 +50,10 @@ SERVER_OPTIONS = [
 ]
 
 
+#: Seconds between looks at the node's health.
+HEALTH_EVERY = 0.1
+
+
 @dataclass(frozen=True)
 class Config:
     """Everything that can be set from the command line or the environment."""
@@ -70,7 +74,7 @@ class Config:
     #: Seconds a game nobody plays or watches here stays in memory.
     idle: float = 30.0
     #: Seconds a node's lease on its games lasts without renewal (shared stores).
-    lease: float = 5.0
+    lease: float = 1.5
     #: Per-client limits (new games, open watches).
     clients: ClientLimits = field(default_factory=ClientLimits)
     #: Serve Prometheus metrics on this port (0: a free one); None: not at all.
@@ -109,9 +113,34 @@ class RunningServer:
         self.registry = registry
         self.store = store
         self.health = health
+        #: Why the node is unhealthy now (empty: it serves).
+        self.problems: list[str] = []
+        self._checking = asyncio.ensure_future(self._check_health())
+
+    async def _check_health(self) -> None:
+        """Keep the health status NOT_SERVING while the node cannot serve its games
+        (a task of its store ended, its lease is not renewed, its address is wrong),
+        and log each change."""
+        while True:
+            problems = self.registry.problems()
+            if problems != self.problems:
+                if problems:
+                    log.error("unhealthy", extra={"problems": problems})
+                else:
+                    log.info("healthy again")
+                status = (
+                    health_pb2.HealthCheckResponse.NOT_SERVING
+                    if problems
+                    else health_pb2.HealthCheckResponse.SERVING
+                )
+                for name in ("", SERVICE):
+                    await self.health.set(name, status)
+                self.problems = problems
+            await asyncio.sleep(HEALTH_EVERY)
 
     async def stop(self, grace: float = 5.0) -> None:
         """Graceful shutdown: stop serving, end watches, finish calls, flush the log."""
+        self._checking.cancel()
         await self.health.enter_graceful_shutdown()
         self.registry.close(End.SHUTDOWN)
         await self.server.stop(grace)

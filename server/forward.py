@@ -32,10 +32,12 @@ TIMEOUT = 30.0
 class Forward(Exception):
     """The game is owned by the node at ``address``: forward the call there."""
 
-    def __init__(self, address: str, name: str) -> None:
+    def __init__(self, address: str, name: str, node: str = "") -> None:
         super().__init__(f"{name} is owned by {address}")
         self.address = address
         self.name = name
+        #: The owner's node id, which the node at ``address`` must be.
+        self.node = node
 
 
 class Forwarder:

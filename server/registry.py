@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import dataclasses
 import logging
 import re
@@ -37,6 +36,8 @@ from server.storage.base import (
     FINISHED,
     MAX_PAGE,
     Entry,
+    LeaseLapsed,
+    Owner,
     Setup,
     Store,
     Stored,
@@ -91,7 +92,7 @@ class Registry:
         self.open_game_ttl = open_game_ttl
         self._games: dict[str, Authority] = {}
         self._loading: dict[str, asyncio.Future[Authority]] = {}
-        self._acquiring: dict[str, asyncio.Future[Authority | str]] = {}
+        self._acquiring: dict[str, asyncio.Future[Authority | Owner]] = {}
         self._behind: set[str] = set()  # followers told of entries not read yet
         self._wake = asyncio.Event()  # set when a game is added to _behind
         self._tasks: list[asyncio.Task[None]] = []
@@ -114,6 +115,7 @@ class Registry:
             self._tasks.append(asyncio.create_task(self._expire(), name="registry-expire"))
         if self.store.shared:
             self._tasks.append(asyncio.create_task(self._follow(), name="registry-follow"))
+            self._tasks.append(asyncio.create_task(self._fence(), name="registry-fence"))
 
     def close(self, why: End) -> None:
         """Stop every game here and end every watch."""
@@ -133,8 +135,25 @@ class Registry:
 
     # ------------------------------------------------------------ finding games
 
+    def problems(self) -> list[str]:
+        """Why this node cannot serve games now (its store's, and tasks that ended)."""
+        ended = [
+            f"{task.get_name()} ended"
+            for task in self._tasks
+            if task.done() and not task.cancelled() and not self._closed
+        ]
+        return [*self.store.problems(), *ended]
+
     async def create(self, seats: list[str], settings: dict[str, Any]) -> Authority:
-        """A new game with a stack shuffled from a secret seed; durable before it is returned."""
+        """A new game with a stack shuffled from a secret seed; durable before it is returned.
+
+        Refused while this node could not write the game (its lease is not known to run).
+        """
+        if not self.store.lease_valid():
+            raise ServiceError(
+                ServerReason.NODE_UNAVAILABLE,
+                "this node cannot write games now; retry (on another node)",
+            )
         setup = Setup(
             id=secrets.token_hex(8),
             ordinal=await self.store.next_ordinal(),
@@ -208,8 +227,8 @@ class Registry:
         if not game.owner:
             await self._catch_up(game)
 
-    async def owned(self, name: str) -> Authority | str:
-        """The game's owner copy here (taken if nobody has it), or the owner's address."""
+    async def owned(self, name: str) -> Authority | Owner:
+        """The game's owner copy here (taken if nobody has it), or who owns it."""
         game = await self.find(name)
         if game.owner:
             return game
@@ -221,8 +240,15 @@ class Registry:
             acquiring.add_done_callback(lambda _: self._acquiring.pop(gid, None))
         return await asyncio.shield(acquiring)
 
-    async def _acquire(self, game: Authority) -> Authority | str:
-        owner = await self.store.acquire(game.id)
+    async def _acquire(self, game: Authority) -> Authority | Owner:
+        try:
+            owner = await self.store.acquire(game.id)
+        except LeaseLapsed:
+            raise ServiceError(
+                ServerReason.GAME_MOVED,
+                "this node cannot take the game now; retry (on another node)",
+                name=game.name,
+            ) from None
         if owner is None:
             raise not_found(game.name)
         if not owner.mine:
@@ -230,7 +256,7 @@ class Registry:
                 raise ServiceError(
                     ServerReason.NODE_UNAVAILABLE, "the game's node is not known yet; retry"
                 )
-            return owner.address
+            return owner
         # Nobody else can append now: read what the last owner wrote, then write on.
         await self._catch_up(game)
         game.take_ownership(owner.epoch)
@@ -458,17 +484,57 @@ class Registry:
             log.info("open games expired", extra={"games": len(gone)})
         return gone
 
+    async def _fence(self) -> None:
+        """Stop owning every game here once this node's lease is not known to run
+        (or ran out since it was last looked at): another node may own them now.
+
+        The store counts the lease ahead of the database, so this happens before
+        another node can take a game; the database refuses a late write anyway.
+        """
+        lapses = self.store.lapses
+        every = max(0.02, getattr(self.store, "lease", 1.0) / 20)
+        while True:
+            await asyncio.sleep(every)
+            valid, now = self.store.lease_valid(), self.store.lapses
+            if valid and now == lapses:
+                continue
+            lapses = now
+            dropped = 0
+            for game in list(self._games.values()):
+                if game.owner and not game.broken:
+                    game.owner = False
+                    game.break_off()
+                    dropped += 1
+            if dropped:
+                log.warning("lease not renewed: games given up", extra={"games": dropped})
+
     async def _adopt(self) -> None:
-        """Load the games whose bots or clocks need a server (and, shared, have no owner)."""
-        with contextlib.suppress(asyncio.CancelledError):
-            for gid in await self.store.due(10_000):
-                await self._take_up(gid)
-            if not self.store.shared:
-                return
-            while not self._closed:
-                for gid in await self.store.orphans(100):
-                    await self._take_up(gid)
-                await asyncio.sleep(1.0)
+        """Load the games whose bots or clocks need a server (and, shared, have no owner).
+
+        A failure (the database is away) is logged and the next round tried.
+        """
+        every = min(1.0, getattr(self.store, "lease", 1.0) / 6)
+        started = False
+        failures = 0
+        while not self._closed:
+            try:
+                if not started:
+                    for gid in await self.store.due(10_000):
+                        await self._take_up(gid)
+                    started = True
+                    if not self.store.shared:
+                        return
+                if self.store.lease_valid():
+                    for gid in await self.store.orphans(100):
+                        await self._take_up(gid)
+                failures = 0
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                if not failures:
+                    log.warning("looking for games to take up failed", exc_info=True)
+                failures += 1
+            await asyncio.sleep(every * min(8, 1 + failures))
 
     async def _take_up(self, gid: str) -> None:
         try:

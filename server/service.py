@@ -27,6 +27,7 @@ from server.gen.tongiaki.v1 import game_service_pb2 as spb
 from server.limits import ClientLimits, Guard
 from server.metrics import Metrics
 from server.registry import Registry
+from server.storage.base import Conflict, LeaseLapsed, OutcomeUnknown, Unavailable
 
 log = logging.getLogger(__name__)
 
@@ -159,7 +160,8 @@ class GameService:
         if _forwarded(context):
             # Forwarded to a node that no longer owns the game: the caller retries.
             raise ServiceError(ServerReason.GAME_MOVED, "the game moved; retry", name=name)
-        raise Forward(found, name)
+        assert found.address is not None
+        raise Forward(found.address, name, found.node)
 
     async def CreateGame(self, request: spb.CreateGameRequest, context: Any) -> Message:
         """Create a game with the requested seats and settings."""
@@ -340,8 +342,22 @@ _UNARY: dict[str, type[Message]] = {
 }
 
 
-def _failed(method: str) -> ServiceError:
-    """What the caller of ``method`` hears about a failure the server did not foresee."""
+def _failed(method: str, error: Exception) -> ServiceError:
+    """What the caller of ``method`` hears about a failure of the store, or one the
+    server did not foresee."""
+    if isinstance(error, OutcomeUnknown):
+        log.warning("outcome unknown", extra={"method": method, "error": str(error)})
+        return ServiceError(
+            ServerReason.OUTCOME_UNKNOWN,
+            "the change may or may not have been applied; retry with the same request id",
+        )
+    if isinstance(error, Unavailable):
+        log.warning("store unavailable", extra={"method": method, "error": str(error)})
+        return ServiceError(
+            ServerReason.NODE_UNAVAILABLE, "this node cannot reach its database; retry"
+        )
+    if isinstance(error, (LeaseLapsed, Conflict)):
+        return ServiceError(ServerReason.GAME_MOVED, "the game moved; retry")
     log.exception("failed", extra={"method": method})
     return ServiceError(ServerReason.INTERNAL_ERROR, "the server failed to answer")
 
@@ -384,8 +400,8 @@ def _unary(
             refusal = error
         except (grpc.aio.AbortError, AssertionError):
             raise
-        except Exception:
-            refusal = _failed(name)
+        except Exception as error:
+            refusal = _failed(name, error)
         # Refused outside the except blocks, and without the request: nothing of it
         # stays referenced by the refusal's traceback.
         del data
@@ -434,8 +450,8 @@ def _watch(service: GameService) -> Any:
             refusal = error
         except (grpc.aio.AbortError, AssertionError, GeneratorExit):
             raise
-        except Exception:
-            refusal = _failed("WatchGame")
+        except Exception as error:
+            refusal = _failed("WatchGame", error)
         if refusal is not None:
             await _refuse("WatchGame", refusal, context, metrics)
 
@@ -466,8 +482,8 @@ def _submit_stream(service: GameService, forwarder: Forwarder) -> Any:
             refusal = error
         except (grpc.aio.AbortError, AssertionError, GeneratorExit):
             raise
-        except Exception:
-            refusal = _failed("SubmitActions")
+        except Exception as error:
+            refusal = _failed("SubmitActions", error)
         if refusal is not None:
             await _refuse("SubmitActions", refusal, context, metrics)
 

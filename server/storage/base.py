@@ -122,6 +122,19 @@ class Conflict(Exception):
         self.why = why
 
 
+class OutcomeUnknown(Exception):
+    """A write whose commit may or may not have happened: the connection broke
+    after it was sent. A retry with the same request id finds it if it was."""
+
+
+class Unavailable(Exception):
+    """The store cannot be reached now (nothing was written); retry shortly."""
+
+
+class LeaseLapsed(Exception):
+    """This node's lease is not known to run: it neither writes nor takes games."""
+
+
 #: Called with (game id, sequence) when another node appended to a game
 #: (("", 0): anything may have been missed, read every followed game again).
 Listener = Callable[[str, int], None]
@@ -133,6 +146,8 @@ class Owner:
 
     epoch: int = 0
     address: str | None = None
+    #: The owning node's id (another node's; "" if not known).
+    node: str = ""
 
     @property
     def mine(self) -> bool:
@@ -151,6 +166,17 @@ class Store(abc.ABC):
     #: Whether appends carry each entry's frame, and reads give it back (so a
     #: node that follows a game relays frames instead of encoding them again).
     keeps_frames: bool = False
+
+    def problems(self) -> list[str]:
+        """Why this node cannot serve its games now (empty: it can)."""
+        return []
+
+    def lease_valid(self) -> bool:
+        """Whether this node may write and take games now (its lease runs)."""
+        return True
+
+    #: Times this node's lease ran out (a node that lost its lease lost its games).
+    lapses: int = 0
 
     @property
     @abc.abstractmethod
