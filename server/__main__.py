@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 from server import logs, options
-from server.app import EVENT_LOOPS, Config, run, serve
+from server.app import EVENT_LOOPS, AddressTaken, Config, run, serve
 from server.botseats import BotConfig
 from server.webhooks import WebhookConfig, prefixes_from_text
 
@@ -134,7 +134,10 @@ def main(argv: list[str] | None = None) -> None:
     """Run the server until interrupted."""
     config, level, event_loop = parse(argv)
     logs.configure(level)
-    run(serve(config), event_loop)
+    try:
+        run(serve(config), event_loop)
+    except AddressTaken as taken:
+        raise SystemExit(f"not started: {taken}") from None
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ import logging
 from typing import Any
 
 import grpc
+from grpc_health.v1 import health_pb2
 
 from server.errors import ServerReason, ServiceError
 from server.gen.tongiaki.v1 import game_service_pb2 as spb
@@ -22,6 +23,12 @@ log = logging.getLogger(__name__)
 
 #: The metadata key that marks a forwarded call.
 FORWARDED = "tongiaki-forwarded"
+#: The metadata key naming the node a forwarded call is meant for.
+NODE = "tongiaki-node"
+#: The health service name a node answers SERVING for: this prefix and its id.
+NODE_PREFIX = "tongiaki.node."
+#: Seconds an identity check may take.
+CHECK_TIMEOUT = 2.0
 
 SERVICE = spb.DESCRIPTOR.services_by_name["GameService"].full_name
 
@@ -58,10 +65,30 @@ class Forwarder:
             self._channels[address] = channel
         return channel
 
-    async def call(self, address: str, method: str, data: bytes, context: Any) -> bytes:
-        """Send ``data`` as ``method`` to the node at ``address``; its answer, or its refusal."""
+    async def answers_as(self, address: str, node: str) -> bool:
+        """Whether the node at ``address`` says it is ``node`` (and serves)."""
+        check = self._channel(address).unary_unary(
+            "/grpc.health.v1.Health/Check",
+            request_serializer=health_pb2.HealthCheckRequest.SerializeToString,
+            response_deserializer=health_pb2.HealthCheckResponse.FromString,
+        )
+        try:
+            reply = await check(
+                health_pb2.HealthCheckRequest(service=NODE_PREFIX + node), timeout=CHECK_TIMEOUT
+            )
+        except grpc.aio.AioRpcError:
+            return False
+        return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
+
+    async def call(
+        self, address: str, method: str, data: bytes, context: Any, node: str = ""
+    ) -> bytes:
+        """Send ``data`` as ``method`` to the node at ``address`` (which must be ``node``);
+        its answer, or its refusal."""
         metadata = [(k, v) for k, v in context.invocation_metadata() or () if k == "authorization"]
         metadata.append((FORWARDED, "1"))
+        if node:
+            metadata.append((NODE, node))
         call = self._channel(address).unary_unary(f"/{SERVICE}/{method}")
         try:
             reply: bytes = await call(data, metadata=metadata, timeout=TIMEOUT)

@@ -94,6 +94,7 @@ class Registry:
         self._loading: dict[str, asyncio.Future[Authority]] = {}
         self._acquiring: dict[str, asyncio.Future[Authority | Owner]] = {}
         self._behind: set[str] = set()  # followers told of entries not read yet
+        self._retake: set[str] = set()  # games given up when the lease was not renewed
         self._wake = asyncio.Event()  # set when a game is added to _behind
         self._tasks: list[asyncio.Task[None]] = []
         self._closed = False
@@ -505,6 +506,10 @@ class Registry:
                     game.owner = False
                     game.break_off()
                     dropped += 1
+                    # Still this node's in the store if the lease was renewed in time:
+                    # taken up again (or by another node) once the lease runs.
+                    if game.state != FINISHED:
+                        self._retake.add(game.id)
             if dropped:
                 log.warning("lease not renewed: games given up", extra={"games": dropped})
 
@@ -525,7 +530,8 @@ class Registry:
                     if not self.store.shared:
                         return
                 if self.store.lease_valid():
-                    for gid in await self.store.orphans(100):
+                    retake, self._retake = self._retake, set()
+                    for gid in [*retake, *await self.store.orphans(100)]:
                         await self._take_up(gid)
                 failures = 0
             except asyncio.CancelledError:
@@ -541,6 +547,8 @@ class Registry:
             game = await self.owned("games/" + gid)
         except ServiceError as error:
             log.info("game not taken up", extra={"game": gid, "reason": error.reason})
+            if error.reason == ServerReason.GAME_MOVED:  # this node's lease: try again later
+                self._retake.add(gid)
             return
         except Exception:
             log.exception("game not taken up", extra={"game": gid})
@@ -585,6 +593,9 @@ def _decode_page(token: str) -> int:
         prefix, number = text.split(":")
         if prefix != "after":
             raise ValueError(prefix)
-        return int(number)
+        ordinal = int(number)
+        if not 0 <= ordinal < 1 << 63:  # an ordinal is a signed 64-bit number
+            raise ValueError(number)
+        return ordinal
     except (ValueError, UnicodeError):
         raise invalid("page_token is not a token this server gave", field="page_token") from None

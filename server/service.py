@@ -21,7 +21,7 @@ from server.authority import Authority
 from server.convert import LEVEL_NAME
 from server.errors import ServerReason, ServiceError, invalid, to_status
 from server.fanout import End, Watcher
-from server.forward import FORWARDED, Forward, Forwarder
+from server.forward import FORWARDED, NODE, Forward, Forwarder
 from server.gen.tongiaki.v1 import game_pb2 as pb
 from server.gen.tongiaki.v1 import game_service_pb2 as spb
 from server.limits import ClientLimits, Guard
@@ -154,6 +154,14 @@ class GameService:
 
     async def _owner(self, name: str, context: Any) -> Authority:
         """The game's owner copy here, or :class:`Forward` to the node that has it."""
+        meant = _meant_for(context)
+        if meant and meant != self.registry.store.node:
+            # Another node's address leads here: its --advertise is wrong.
+            log.warning("a call for another node came here", extra={"node": meant})
+            raise ServiceError(
+                ServerReason.NODE_UNAVAILABLE,
+                "the node that plays this game cannot be reached at its address; retry",
+            )
         found = await self.registry.owned(name)
         if isinstance(found, Authority):
             return found
@@ -313,6 +321,14 @@ def _forwarded(context: Any) -> bool:
     return any(key == FORWARDED for key, _ in context.invocation_metadata() or ())
 
 
+def _meant_for(context: Any) -> str:
+    """The node a forwarded call is meant for ('' if it names none)."""
+    for key, value in context.invocation_metadata() or ():
+        if key == NODE and isinstance(value, str):
+            return value
+    return ""
+
+
 # ---------------------------------------------------------------- wiring
 
 #: Why a watch was ended early, and what its client is told.
@@ -392,7 +408,7 @@ def _unary(
             try:
                 response = await call(_decode(kind, data), context)
             except Forward as forward:
-                reply = await forwarder.call(forward.address, name, data, context)
+                reply = await forwarder.call(forward.address, name, data, context, forward.node)
                 await registry.settle(forward.name)
                 return reply
             return response if isinstance(response, bytes) else response.SerializeToString()
@@ -476,7 +492,9 @@ def _submit_stream(service: GameService, forwarder: Forwarder) -> Any:
                     yield await service.SubmitAction(request, context)
                 except Forward as forward:
                     # The same fields as SubmitActionRequest: forwarded one by one.
-                    yield await forwarder.call(forward.address, "SubmitAction", data, context)
+                    yield await forwarder.call(
+                        forward.address, "SubmitAction", data, context, forward.node
+                    )
                     await service.registry.settle(forward.name)
         except ServiceError as error:
             refusal = error

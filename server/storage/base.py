@@ -175,6 +175,19 @@ class Store(abc.ABC):
         """Whether this node may write and take games now (its lease runs)."""
         return True
 
+    #: This node's id among the nodes sharing the store ("": the store is not shared).
+    node: str = ""
+
+    async def holders(self, address: str) -> list[str]:
+        """The other live nodes registered at ``address``."""
+        return []
+
+    async def retire(self, nodes: list[str]) -> None:  # noqa: B027 - shared stores only
+        """End the leases of ``nodes``."""
+
+    def refuse(self, why: str | None) -> None:  # noqa: B027 - shared stores only
+        """Own no game while ``why`` holds (None: own games again)."""
+
     #: Times this node's lease ran out (a node that lost its lease lost its games).
     lapses: int = 0
 

@@ -246,6 +246,9 @@ class PostgresStore(Store):
         self._ended: list[str] = []
         self._write_backoff = Backoff()
         self._stopping = False
+        #: Why this node must own no game now (None: it may).
+        self._refusing: str | None = None
+        self._released = False
 
     @property
     def description(self) -> str:
@@ -269,13 +272,22 @@ class PostgresStore(Store):
         return self.lease / 4
 
     def lease_valid(self) -> bool:
-        """Whether this node's lease runs (as counted here, ahead of the database)."""
-        return time.monotonic() < self._lease_until
+        """Whether this node's lease runs (as counted here, ahead of the database),
+        and it may own games."""
+        return self._refusing is None and time.monotonic() < self._lease_until
+
+    def refuse(self, why: str | None) -> None:
+        """Own no game while ``why`` holds: the games are handed over at the next renewal."""
+        if why != self._refusing:
+            self._refusing = why
+            self._released = False
 
     def problems(self) -> list[str]:
         """Why this node cannot serve its games now: tasks that ended, a lapsed lease."""
         found = [f"{name} ended" for name in self._ended]
-        if self._writer is not None and not self.lease_valid():
+        if self._refusing is not None:
+            found.append(self._refusing)
+        elif self._writer is not None and not self.lease_valid():
             found.append("lease not renewed")
         return found
 
@@ -396,6 +408,11 @@ class PostgresStore(Store):
                     if conn is None:
                         conn = await asyncio.wait_for(self._connect(), self.lease)
                     await asyncio.wait_for(self._renew(conn), self.lease)
+                    if self._refusing is not None and not self._released:
+                        await conn.execute(
+                            "UPDATE games SET owner = NULL WHERE owner = %s", (self.node,)
+                        )
+                        self._released = True
                     renewals += 1
                     if renewals % 600 == 0:
                         await conn.execute(
