@@ -23,7 +23,11 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
     """The configuration, log level and event loop from ``argv`` and the environment."""
     env = os.environ.get
     parser = argparse.ArgumentParser(prog="python -m server", description=__doc__.splitlines()[0])
-    parser.add_argument("--host", default=env("TONGIAKI_HOST", "[::]"))
+    parser.add_argument(
+        "--host",
+        default=env("TONGIAKI_HOST", "127.0.0.1"),
+        help="address to listen on, gRPC and metrics (default this machine only; [::] for all)",
+    )
     parser.add_argument(
         "--port",
         type=int,

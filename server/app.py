@@ -64,7 +64,8 @@ class AddressTaken(RuntimeError):
 class Config:
     """Everything that can be set from the command line or the environment."""
 
-    host: str = "[::]"
+    #: Where to listen: this machine only unless told otherwise ("[::]": everywhere).
+    host: str = "127.0.0.1"
     port: int = 50051
     data_dir: Path = Path("data")
     synchronous: str = "FULL"
@@ -85,6 +86,9 @@ class Config:
     clients: ClientLimits = field(default_factory=ClientLimits)
     #: Serve Prometheus metrics on this port (0: a free one); None: not at all.
     metrics_port: int | None = None
+    #: A token ``/metrics`` asks for (``Authorization: Bearer``); None: open to whoever
+    #: reaches the port (which is on ``host``).
+    metrics_token: str | None = None
     #: Serve TLS with this certificate and key; None: plain text.
     tls: TlsFiles | None = None
     #: Seconds an open game that no person joined is kept before it is deleted (0: for ever).
@@ -217,7 +221,11 @@ async def start(config: Config) -> RunningServer:
     )
     await registry.start()
     metrics.count_games(lambda: len(registry))
-    forwarder = Forwarder(config.tls.peer_credentials() if config.tls else None)
+    forwarder = Forwarder(
+        config.tls.peer_credentials() if config.tls else None,
+        alive=store.alive,
+        patience=config.lease / 3,
+    )
     service = GameService(registry, Guard(config.clients), metrics)
     server.add_generic_rpc_handlers((generic_handler(service, forwarder),))
     health = HealthServicer()
@@ -238,6 +246,7 @@ async def start(config: Config) -> RunningServer:
             config.metrics_port,
             certfile=str(tls.cert) if tls else None,
             keyfile=str(tls.key) if tls else None,
+            token=config.metrics_token,
         )
     if store.node:
         await health.set(NODE_PREFIX + store.node, health_pb2.HealthCheckResponse.SERVING)

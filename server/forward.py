@@ -10,7 +10,9 @@ game it no longer owns refuses it with ``GAME_MOVED``, and the client retries.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import grpc
@@ -50,9 +52,18 @@ class Forward(Exception):
 class Forwarder:
     """Channels to the other nodes, opened when first needed."""
 
-    def __init__(self, credentials: grpc.ChannelCredentials | None = None) -> None:
+    def __init__(
+        self,
+        credentials: grpc.ChannelCredentials | None = None,
+        alive: Callable[[str], Awaitable[bool]] | None = None,
+        patience: float = 0.5,
+    ) -> None:
         #: TLS credentials for the other nodes (None: plain text).
         self.credentials = credentials
+        #: Whether a node's lease still runs (None: not asked, the call waits).
+        self.alive = alive
+        #: Seconds between looks at the owner's lease while a forwarded call waits.
+        self.patience = patience
         self._channels: dict[str, grpc.aio.Channel] = {}
 
     def _channel(self, address: str) -> grpc.aio.Channel:
@@ -90,8 +101,12 @@ class Forwarder:
         if node:
             metadata.append((NODE, node))
         call = self._channel(address).unary_unary(f"/{SERVICE}/{method}")
+        remaining = context.time_remaining() if hasattr(context, "time_remaining") else None
+        timeout = TIMEOUT if remaining is None else max(0.001, min(TIMEOUT, remaining))
+        pending = asyncio.ensure_future(call(data, metadata=metadata, timeout=timeout))
         try:
-            reply: bytes = await call(data, metadata=metadata, timeout=TIMEOUT)
+            await self._wait_while_alive(pending, node)
+            reply: bytes = await pending
             return reply
         except grpc.aio.AioRpcError as error:
             if error.code() in (
@@ -109,6 +124,28 @@ class Forwarder:
                 trailing_metadata=tuple(error.trailing_metadata() or ()),
             )
             raise AssertionError("unreachable") from None  # abort raises
+
+    async def _wait_while_alive(self, pending: asyncio.Future[Any], node: str) -> None:
+        """Wait for ``pending`` while ``node`` keeps its lease: a paused or dead owner
+        cannot write any more once it lost it, so the caller retries elsewhere (with
+        the same request id, which finds the change if the owner made it before)."""
+        if not node or self.alive is None:
+            return
+        while True:
+            done, _ = await asyncio.wait({pending}, timeout=self.patience)
+            if done:
+                return
+            try:
+                alive = await self.alive(node)
+            except Exception:
+                continue  # the database is away: the call goes on waiting
+            if not alive:
+                pending.cancel()
+                log.warning("owner lost its lease while a call waited", extra={"node": node})
+                raise ServiceError(
+                    ServerReason.GAME_MOVED,
+                    "the game's node stopped answering; retry with the same request id",
+                )
 
     async def close(self) -> None:
         """Close every channel."""

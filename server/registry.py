@@ -141,7 +141,11 @@ class Registry:
         ended = [
             f"{task.get_name()} ended"
             for task in self._tasks
-            if task.done() and not task.cancelled() and not self._closed
+            if task.done()
+            and not task.cancelled()
+            and not self._closed
+            # (Adoption ends by itself after its one pass where no other node shares the store.)
+            and (task.exception() is not None or self.store.shared)
         ]
         return [*self.store.problems(), *ended]
 

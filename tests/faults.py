@@ -204,7 +204,7 @@ class Client:
         for _ in range(600):
             try:
                 return await getattr(self.stub(offset), method)(
-                    request, metadata=auth(token), timeout=10
+                    request, metadata=auth(token), timeout=3
                 )
             except grpc.aio.AioRpcError as error:
                 if error.code() not in RETRYABLE:

@@ -182,6 +182,10 @@ class Store(abc.ABC):
         """The other live nodes registered at ``address``."""
         return []
 
+    async def alive(self, node: str) -> bool:
+        """Whether ``node``'s lease runs (always, for a store no other node shares)."""
+        return True
+
     async def retire(self, nodes: list[str]) -> None:  # noqa: B027 - shared stores only
         """End the leases of ``nodes``."""
 

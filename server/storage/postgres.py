@@ -356,6 +356,14 @@ class PostgresStore(Store):
             )
             return [str(node) for (node,) in await cursor.fetchall()]
 
+    async def alive(self, node: str) -> bool:
+        """Whether ``node``'s lease runs."""
+        async with self._reader() as conn:
+            cursor = await conn.execute(
+                "SELECT 1 FROM nodes WHERE id = %s AND lease_until > clock_timestamp()", (node,)
+            )
+            return await cursor.fetchone() is not None
+
     async def retire(self, nodes: list[str]) -> None:
         """End the leases of ``nodes`` (gone from the address this node holds now)."""
         async with self._reader() as conn:
