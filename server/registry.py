@@ -534,9 +534,15 @@ class Registry:
                     if not self.store.shared:
                         return
                 if self.store.lease_valid():
+                    # Games nobody living owns, and games this node still owns in the
+                    # store but not here (given up at a lapse, or broken by a failed
+                    # write) whose bots or clocks need it.
+                    found = [*await self.store.orphans(100), *await self.store.due(100)]
                     retake, self._retake = self._retake, set()
-                    for gid in [*retake, *await self.store.orphans(100)]:
-                        await self._take_up(gid)
+                    for gid in dict.fromkeys([*retake, *found]):
+                        held = self._games.get(gid)
+                        if held is None or not held.owner or held.broken:
+                            await self._take_up(gid)
                 failures = 0
             except asyncio.CancelledError:
                 raise

@@ -240,6 +240,10 @@ async def watch(client: Client, name: str) -> list[bytes]:
             await asyncio.sleep(0.05)
 
 
+#: What each player is doing now (for a report of games that never ended).
+DOING: dict[str, str] = {}
+
+
 async def play(
     client: Client, name: str, tokens: dict[int, str], acked: dict[int, bytes], doubled: list[str]
 ) -> None:
@@ -247,7 +251,9 @@ async def play(
     sent to two nodes at once with the same request id."""
     rng = random.Random(name)
     while True:
+        DOING[name] = "GetGame"
         snapshot = (await client.call("GetGame", spb.GetGameRequest(name=name))).snapshot
+        DOING[name] = f"at {snapshot.sequence}, {snapshot.view.decision.player} to move"
         if snapshot.game.state == pb.GAME_STATE_FINISHED:
             return
         decision = snapshot.view.decision
@@ -261,6 +267,7 @@ async def play(
             action=rng.choice(list(decision.options)),
         )
         token = tokens[decision.player]
+        DOING[name] = f"SubmitAction {request.request_id}"
         try:
             if rng.random() < 0.2:
                 one, two = await asyncio.gather(
@@ -478,7 +485,7 @@ async def run(
                 for key, count in spent.items():
                     into[key] = into.get(key, 0) + count
                 await asyncio.sleep(0.5)
-        done, pending = await asyncio.wait(players, timeout=300)
+        done, pending = await asyncio.wait(players, timeout=120)
         for task in pending:
             task.cancel()
         for task in done:
@@ -590,7 +597,7 @@ async def _check(
             encoded = [e.SerializeToString() for e in log]
             game = (await client.call("GetGame", spb.GetGameRequest(name=name))).snapshot.game
             if game.state != pb.GAME_STATE_FINISHED:
-                report.unfinished.append(name)
+                report.unfinished.append(f"{name}: {DOING.get(name)}")
             if [e.sequence for e in log] != list(range(1, len(log) + 1)):
                 report.lost.append(f"{name}: gaps in the log")
             for sequence, entry in acked[name].items():
