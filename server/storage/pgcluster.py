@@ -1,9 +1,10 @@
 """A private PostgreSQL cluster: for tests, benchmarks, and ``python -m webclient --nodes``.
 
 ``initdb`` into a temporary folder (or a folder of one's own, kept between
-runs), the server started with ``pg_ctl`` on a free port of 127.0.0.1 with its unix socket in that folder, trust authentication on
-loopback only (no password, nothing reachable from another host), stopped and
-removed afterwards. No system service is used or started. Databases are
+runs), the server started with ``pg_ctl`` on a free port of 127.0.0.1 with its
+unix socket in that folder, trust authentication on loopback only (no
+password, nothing reachable from another host), stopped and removed afterwards
+(a folder of one's own is kept). No system service is used or started. Databases are
 created on demand::
 
     with PgCluster() as cluster:
