@@ -63,6 +63,10 @@ class ServerReason(StrEnum):
     #: The node that plays the game could not be reached; retry shortly (another
     #: node takes the game over once its owner's lease runs out).
     NODE_UNAVAILABLE = "NODE_UNAVAILABLE"
+    #: The change reached the database but its answer was lost (the connection
+    #: broke at commit): it may or may not be applied. Retry with the same request
+    #: id: the retry returns the entry if it was written, else applies it.
+    OUTCOME_UNKNOWN = "OUTCOME_UNKNOWN"
     #: The request is larger than its method accepts (``limit`` says how large).
     REQUEST_TOO_LARGE = "REQUEST_TOO_LARGE"
     #: The call sent more than one ``authorization`` header: send exactly one.
@@ -111,6 +115,7 @@ _CODES: dict[str, grpc.StatusCode] = {
     ServerReason.SHUTTING_DOWN: grpc.StatusCode.UNAVAILABLE,
     ServerReason.GAME_MOVED: grpc.StatusCode.UNAVAILABLE,
     ServerReason.NODE_UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
+    ServerReason.OUTCOME_UNKNOWN: grpc.StatusCode.UNAVAILABLE,
     ServerReason.REQUEST_TOO_LARGE: grpc.StatusCode.INVALID_ARGUMENT,
     ServerReason.AUTHORIZATION_REPEATED: grpc.StatusCode.INVALID_ARGUMENT,
     ServerReason.RATE_LIMITED: grpc.StatusCode.RESOURCE_EXHAUSTED,
