@@ -65,7 +65,7 @@ export class Board {
     this.svg = el("svg", {
       class: "board",
       "data-testid": "board",
-      role: "img",
+      role: "group",
       "aria-label": t("board.label"),
       preserveAspectRatio: "xMidYMid meet",
     });
