@@ -261,8 +261,11 @@ def test_the_tutorial_runs_to_its_end_in_every_locale(
     size = "phone" if viewport == PHONE else "desktop"
     learner = Learner(page, api, game, seed=7)
     learner.play(
-        {"welcome": f"{locale}-{size}-welcome", "setup": f"{locale}-{size}-setup",
-         "turn": f"{locale}-{size}-turn"},
+        {
+            "welcome": f"{locale}-{size}-welcome",
+            "setup": f"{locale}-{size}-setup",
+            "turn": f"{locale}-{size}-turn",
+        },
         until={"welcome", "setup", "turn"},
     )
     learner.finish_by_api()
@@ -272,6 +275,32 @@ def test_the_tutorial_runs_to_its_end_in_every_locale(
     if locale == "he":
         assert page.locator("[data-testid=coach]").get_attribute("dir") == "rtl"
     assert errors == []
+
+
+#: A screen point where the piece itself is on top (a label or a path may lie over
+#: the middle of its box): along a path, or over its box from the middle out.
+UNCOVERED = """(node) => {
+  const points = [];
+  if (node.getTotalLength) {
+    for (const f of [0.5, 0.1, 0.9, 0.25, 0.75, 0.05, 0.95]) {
+      const p = node.getPointAtLength(node.getTotalLength() * f);
+      const s = new DOMPoint(p.x, p.y).matrixTransform(node.getScreenCTM());
+      points.push([s.x, s.y]);
+    }
+  }
+  const b = node.getBoundingClientRect();
+  for (const r of [0, 0.15, 0.3, 0.4]) {
+    for (const a of [0, 1, 2, 3, 4, 5, 6, 7]) {
+      const angle = (a * Math.PI) / 4;
+      const x = b.x + b.width * (0.5 + r * Math.cos(angle));
+      points.push([x, b.y + b.height * (0.5 + r * Math.sin(angle))]);
+    }
+  }
+  return points.find(([x, y]) => {
+    const top = document.elementFromPoint(x, y);
+    return top === node || node.contains(top);
+  }) ?? [b.x + b.width / 2, b.y + b.height / 2];
+}"""
 
 
 def test_help_mode_names_the_pieces_of_the_board_and_picks_nothing(
@@ -308,7 +337,11 @@ def test_help_mode_names_the_pieces_of_the_board_and_picks_nothing(
         api.request(
             "POST",
             f"/api/v1/games/{game}/actions",
-            {"sequence": snapshot["sequence"], "request_id": f"h{snapshot['sequence']}", "action": action},
+            {
+                "sequence": snapshot["sequence"],
+                "request_id": f"h{snapshot['sequence']}",
+                "action": action,
+            },
             token,
         )
     sequence = snapshot["sequence"]
@@ -338,7 +371,8 @@ def test_help_mode_names_the_pieces_of_the_board_and_picks_nothing(
         piece = page.locator(f"[data-testid=board] {selector}").first
         box = piece.bounding_box()
         assert box is not None, selector
-        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        x, y = piece.evaluate(UNCOVERED)
+        page.mouse.move(x, y)
         page.wait_for_function("() => !document.querySelector('[data-testid=help-label]').hidden")
         named[selector] = label.inner_text()
         assert wanted in named[selector], (selector, named[selector])
