@@ -61,6 +61,7 @@ export function describeOption(option, view, decision) {
           beach: beachNo(body.take.index),
         });
       }
+      if ((body.beaches ?? []).length === 1) return t("option.expand_one", { island, beaches });
       return t("option.expand", { island, beaches });
     }
     case "royal":
