@@ -172,6 +172,9 @@ TEXT_PLACEHOLDERS = frozenset(
         "acts",
         "players",
         "time",
+        # A list before its final item, and the final item ("a, b" or "c").
+        "head",
+        "final",
     }
 )
 
@@ -230,3 +233,6 @@ CONSEQUENCES = [
 ]
 
 BOTS = [N_("bot.random"), N_("bot.greedy"), N_("bot.strong")]
+
+#: Lists joined by the language's "or" and "and" (i18n.js: disjunction, conjunction).
+LISTS = [N_("list.or"), N_("list.and")]

@@ -3,7 +3,7 @@
 // decided, and what next (a rematch with the same seats, or the lobby).
 
 import { h } from "./dom.js";
-import { list, t, tn } from "./i18n.js";
+import { conjunction, list, t, tn } from "./i18n.js";
 import { tile } from "./geometry.js";
 import { colourName, swatch } from "./ships.js";
 import { player, tileName } from "./text.js";
@@ -47,7 +47,9 @@ export function renderEnd(view, seat, actions) {
   const ties = tieBreaks(rows);
   const islands = islandPoints(view);
   return h("section", { class: "card ranking", testid: "ranking" },
-    h("h2", { testid: "winner" }, t(winners.length > 1 ? "end.winners" : "end.winner", { players: list(winners) })),
+    h("h2", { testid: "winner" }, winners.length > 1
+      ? t("end.winners", { players: conjunction(winners) })
+      : t("end.winner", { players: winners[0] ?? "" })),
     mine ? h("p", { class: "own-place", testid: "own-place" }, t("end.your_place", { rank: mine.rank, total: rows.length })) : null,
     h("table", {},
       h("caption", {}, t("ranking.title")),

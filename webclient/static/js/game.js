@@ -6,7 +6,7 @@ import { call, seats, profile, requestId } from "./api.js";
 import { Board, newShips } from "./board.js";
 import { Picker } from "./choices.js";
 import { h } from "./dom.js";
-import { t, td, tn, list } from "./i18n.js";
+import { disjunction, t, td, tn, list } from "./i18n.js";
 import { colourName, swatch } from "./ships.js";
 import { tile, neighbour, centre, towards } from "./geometry.js";
 import { Chronicle, fetchEntries } from "./history.js";
@@ -690,7 +690,7 @@ export class GamePage {
     const next = [...picker.targets().keys()].map((k) => k.split(":")[0]);
     if (kind === "turn" && !picker.picks.length) {
       const acts = [...new Set(picker.options.map((o) => Object.keys(o.action)[0]))];
-      return t("hint.can", { acts: list(acts.map((a) => td(`act.${a}`))) });
+      return t("hint.can", { acts: disjunction(acts.map((a) => td(`act.${a}`))) });
     }
     if (picker.picks.length && (next.includes("beach") || next.includes("tonga")) && least > 0) {
       return least === most ? tn("pick.more_beaches", least) : tn("pick.up_to_beaches", most);

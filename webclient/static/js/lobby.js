@@ -3,7 +3,7 @@
 
 import { call, profile, seats as seatStore } from "./api.js";
 import { h } from "./dom.js";
-import { list, t, td, tn } from "./i18n.js";
+import { conjunction, t, td, tn } from "./i18n.js";
 import { COLOURS, colourName, swatch } from "./ships.js";
 import { BOT_LEVELS, botLabel, botLevel, errorText, isBot } from "./text.js";
 
@@ -151,7 +151,7 @@ export class LobbyPage {
     });
     return h("tr", { testid: "finished-game", "data-game": id },
       h("td", {}, h("a", { href: `/games/${id}`, testid: "game-link" }, game.settings?.display_name || id)),
-      h("td", { testid: "winner" }, list(winners)),
+      h("td", { testid: "winner" }, conjunction(winners)),
       h("td", {}, h("a", { href: `/games/${id}?replay=1`, testid: "replay-link" }, t("lobby.replay"))));
   }
 }
