@@ -17,6 +17,7 @@ from playwright.sync_api import Browser, Page, ViewportSize
 
 from server import convert
 from server.gen.tongiaki.v1 import game_pb2 as pb
+from tests.webclient.axe import violations
 from tests.webclient.conftest import ARTIFACTS, Api, Running, serve_gateway
 from tests.webclient.test_browser import DESKTOP, INSTANT, PHONE, state, watch_errors
 from tests.webclient.test_follow import (
@@ -130,6 +131,8 @@ def test_undo_against_a_bot_gives_back_the_engines_board(
         if locale == "en":
             assert undo.inner_text() == f"Undo: {chosen}"
         shot(page, f"undo-{locale}-{viewport}")
+        found = violations(page)
+        assert not found, "\n".join(found)
         undo.click()
         page.wait_for_function(f"document.body.dataset.sequence === '{sequence + 2}'")
         page.wait_for_function(MINE)
@@ -226,6 +229,8 @@ def test_a_new_settlement_says_what_it_sends_home_and_costs(
             assert len(said) == 2 and str(lost) in said[1]
         page.get_by_test_id("consequences").scroll_into_view_if_needed()
         shot(page, f"settle-{locale}-{viewport}")
+        found = violations(page)
+        assert not found, "\n".join(found)
     finally:
         context.close()
     assert errors == []
