@@ -32,6 +32,9 @@ if (body.dataset.page === "howto") {
 } else if (body.dataset.page === "game") {
   const { GamePage } = await import("./game.js");
   new GamePage(root, body.dataset.game).start();
+} else if (body.dataset.page === "my") {
+  const { MyGamesPage } = await import("./mygames.js");
+  new MyGamesPage(root).start();
 } else {
   const { LobbyPage } = await import("./lobby.js");
   new LobbyPage(root).start();
