@@ -54,10 +54,11 @@ export class HelpMode {
       title: t("help.toggle"), onclick: () => this.toggle(),
     }, "?");
     area.querySelector(".zoom")?.append(this.button);
+    // Placed on the map (left to right); its text runs in the page's direction.
+    this.text = h("span", { dir: document.documentElement.dir || "ltr" });
     this.label = h("p", {
       class: "help-label", testid: "help-label", role: "status", "aria-live": "polite", hidden: true,
-      dir: document.documentElement.dir || "ltr",
-    });
+    }, this.text);
     area.append(this.label);
     const svg = area.querySelector("svg");
     // Capture: while on, a tap names the piece and never reaches a target.
@@ -77,15 +78,15 @@ export class HelpMode {
     this.button.classList.toggle("on", this.on);
     this.area.classList.toggle("help-on", this.on);
     this.label.hidden = !this.on;
-    this.label.textContent = this.on ? t("help.intro") : "";
+    this.text.textContent = this.on ? t("help.intro") : "";
     this.label.style.removeProperty("inset-block-start");
     this.label.style.removeProperty("inset-inline-start");
   }
 
   name(event) {
     const text = nameOf(event.target) || t("help.nothing");
-    if (this.label.textContent === text && event.type !== "click") return;
-    this.label.textContent = text;
+    if (this.text.textContent === text && event.type !== "click") return;
+    this.text.textContent = text;
     this.label.dataset.piece = text;
     // Beside the pointer, inside the board (the board is a map: left and top).
     const box = this.area.getBoundingClientRect();
