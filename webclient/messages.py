@@ -219,4 +219,4 @@ TILES = [
 #: Two sentences in a row (a landing, then the ships that went home).
 SENTENCES = [N_("text.sentences")]
 
-BOTS = [N_("bot.random"), N_("bot.greedy"), N_("bot.strong")]
+BOTS = [N_("bot.random"), N_("bot.greedy"), N_("bot.strong"), N_("bot.expert")]
