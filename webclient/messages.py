@@ -84,6 +84,7 @@ ERRORS = [
     N_("error.NODE_UNAVAILABLE"),
     N_("error.NOT_YOUR_TURN"),
     N_("error.NO_SUCH_SEAT"),
+    N_("error.OUTCOME_UNKNOWN"),
     N_("error.RATE_LIMITED"),
     N_("error.REQUEST_TOO_LARGE"),
     N_("error.SEATS_OPEN"),
