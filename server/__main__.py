@@ -89,7 +89,19 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
         help="seconds a bot waits before acting in a game with a person's seat (0: at once)",
     )
     parser.add_argument(
+        "--undo-window",
+        type=float,
+        default=float(env("TONGIAKI_UNDO_WINDOW", "6")),
+        help="seconds a bot holds its answer to a person's decision so it can be taken back",
+    )
+    parser.add_argument(
         "--bot-workers", type=int, default=2, help="threads (or processes) bots think in"
+    )
+    parser.add_argument(
+        "--bot-stall-rounds",
+        type=int,
+        default=int(env("TONGIAKI_BOT_STALL_ROUNDS", "30")),
+        help="rounds a bots-only game may go without a tile drawn before its bots stop (0: none)",
     )
     parser.add_argument(
         "--bot-threads",
@@ -127,6 +139,8 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
             workers=args.bot_workers,
             processes=not args.bot_threads,
             pace=max(0.0, args.bot_pace),
+            undo_window=max(0.0, args.undo_window),
+            stall_rounds=max(0, args.bot_stall_rounds),
         ),
         webhooks=WebhookConfig(allowed_prefixes=tuple(args.webhook_prefix)),
         **options.config_fields(args),

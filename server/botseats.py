@@ -57,6 +57,16 @@ class BotConfig:
     #: Seconds a bot waits (thinking included) before it acts in a game with a
     #: person's seat, so that people can follow; games of bots only never wait.
     pace: float = 0.0
+    #: Seconds a bot holds its answer after a person's decision that may still be
+    #: taken back (no tile drawn), so that the person can undo it (0: no hold).
+    #: Bounded: once it has passed the bot answers, so a game never stalls.
+    undo_window: float = 0.0
+    #: Rounds a game of bots only may go without drawing a tile; then its bots
+    #: stop (reason GAME_STALLED, logged). The bots themselves draw at least
+    #: every ``bots.players.PATIENCE`` rounds, so this only catches a defect.
+    #: Games with a person's seat are never stopped: their bots draw too, and
+    #: people play at their own pace under the turn clock. 0: no limit.
+    stall_rounds: int = 30
 
 
 def seed_of(game: str, sequence: int) -> int:

@@ -22,7 +22,7 @@ import logging
 import re
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from engine.playout import shuffled_stack
@@ -150,8 +150,11 @@ class Registry:
         ]
         return [*self.store.problems(), *ended]
 
-    async def create(self, seats: list[str], settings: dict[str, Any]) -> Authority:
-        """A new game with a stack shuffled from a secret seed; durable before it is returned.
+    async def create(
+        self, seats: list[str], settings: dict[str, Any], stack: Sequence[str] | None = None
+    ) -> Authority:
+        """A new game with a stack shuffled from a secret seed (a tutorial's is given);
+        durable before it is returned.
 
         Refused while this node could not write the game (its lease is not known to run).
         """
@@ -164,7 +167,7 @@ class Registry:
             id=secrets.token_hex(8),
             ordinal=await self.store.next_ordinal(),
             seats=seats,
-            stack=shuffled_stack(secrets.randbits(64)),
+            stack=list(stack) if stack is not None else shuffled_stack(secrets.randbits(64)),
             settings=settings,
             created=time.time(),
         )
@@ -293,7 +296,10 @@ class Registry:
     async def page(
         self, size: int, token: str, state: int, open_seats: bool
     ) -> tuple[list[Stored], str]:
-        """One page of games in creation order (from the store's indexes), and the next token."""
+        """One page of games in creation order (from the store's indexes), and the next token.
+
+        Tutorial games are left out, so a page may hold fewer than ``size`` games.
+        """
         if size < 0:
             raise invalid("page_size must not be negative", field="page_size")
         size = min(size or DEFAULT_PAGE, MAX_LIST_PAGE)
@@ -301,7 +307,7 @@ class Registry:
         wanted = convert.STATE_NAME.get(state) if state else None
         found = await self.store.page(after, size + 1, wanted, open_seats)
         following = _encode_page(found[size - 1].setup.ordinal) if len(found) > size else ""
-        return found[:size], following
+        return [g for g in found[:size] if not g.setup.settings.get("tutorial")], following
 
     # ------------------------------------------------------------ history
 

@@ -29,6 +29,7 @@ from server.limits import ClientLimits, Guard
 from server.metrics import Metrics
 from server.registry import Registry
 from server.storage.base import Conflict, LeaseLapsed, OutcomeUnknown, Unavailable
+from server.tutorials import find as find_tutorial
 
 log = logging.getLogger(__name__)
 
@@ -181,7 +182,9 @@ class GameService:
         raise Forward(found.address, name, found.node)
 
     async def CreateGame(self, request: spb.CreateGameRequest, context: Any) -> Message:
-        """Create a game with the requested seats and settings."""
+        """Create a game with the requested seats and settings (or a tutorial's)."""
+        if request.settings.tutorial:
+            return await self._create_tutorial(request, context)
         seats = [_colour(v, "seats") for v in request.seats]
         if not 2 <= len(seats) <= 6 or len(set(seats)) != len(seats):
             raise invalid("seats must be 2 to 6 distinct colours", field="seats")
@@ -199,6 +202,25 @@ class GameService:
         return spb.CreateGameResponse(
             game=created, webhook_secret=settings.get("webhook_secret", "")
         )
+
+    async def _create_tutorial(self, request: spb.CreateGameRequest, context: Any) -> Message:
+        """A game of a tutorial: its seats, bots and fixed stack. Seats and bots may be
+        left out or repeat the tutorial's (as a rematch does); nothing else may be set."""
+        tutorial = find_tutorial(request.settings.tutorial)
+        if request.seats and [_colour(v, "seats") for v in request.seats] != list(tutorial.seats):
+            raise invalid("a tutorial sets its own seats", field="seats")
+        allowed = ("display_name", "tutorial", "auto_start", "bots")
+        extra = [f.name for f, _ in request.settings.ListFields() if f.name not in allowed]
+        bots = _bot_settings(request.settings, list(tutorial.seats)).get("bots", tutorial.bots)
+        if extra or bots != tutorial.bots:
+            field = f"settings.{extra[0]}" if extra else "settings.bots"
+            raise invalid("a tutorial sets its own settings", field=field)
+        settings = tutorial.settings(
+            request.settings.tutorial, display_name(request.settings.display_name)
+        )
+        self.guard.new_game(context)
+        game = await self.registry.create(list(tutorial.seats), settings, stack=tutorial.stack)
+        return spb.CreateGameResponse(game=convert.game_to_proto(game.resource()))
 
     async def JoinGame(self, request: spb.JoinGameRequest, context: Any) -> Message:
         """Take a seat and hand out its token."""
@@ -312,6 +334,40 @@ class GameService:
         # TakeBackResponse and SubmitActionResponse encode their entry alike.
         return await game.take_back(colour, request.sequence, request.request_id)
 
+    async def SendMessage(self, request: spb.SendMessageRequest, context: Any) -> bytes:
+        """Send a quick message for the caller's seat."""
+        game = await self._owner(request.name, context)
+        colour = await self.registry.seat(game, _token(context), required=True)
+        assert colour is not None
+        if not 1 <= len(request.request_id) <= MAX_REQUEST_ID:
+            raise invalid(
+                f"request_id must have 1 to {MAX_REQUEST_ID} characters", field="request_id"
+            )
+        phrase = convert.PHRASE_NAME.get(request.phrase, str(request.phrase))
+        # SendMessageResponse and SubmitActionResponse encode their entry alike.
+        return await game.say(colour, phrase, request.request_id)
+
+    async def ProposeRematch(self, request: spb.ProposeRematchRequest, context: Any) -> Message:
+        """The rematch of a finished game: made by the first player to ask, then shared."""
+        game = await self._owner(request.name, context)
+        colour = await self.registry.seat(game, _token(context), required=True)
+        assert colour is not None
+
+        async def create() -> str:
+            # The same seats, bots and settings; a webhook stays with the game it was given for.
+            settings = {
+                k: v for k, v in game.settings.items() if k not in ("webhook_url", "webhook_secret")
+            }
+            self.guard.new_game(context)
+            created = await self.registry.create(list(game.seats.colours), settings)
+            return created.id
+
+        rematch, made = await game.propose_rematch(colour, create)
+        found = await self.registry.find("games/" + rematch)
+        return spb.ProposeRematchResponse(
+            game=convert.game_to_proto(found.resource()), created=made
+        )
+
     async def ListGameEntries(self, request: spb.ListGameEntriesRequest, context: Any) -> bytes:
         """A page of a game's public log."""
         if request.page_size < 0:
@@ -374,6 +430,8 @@ _UNARY: dict[str, type[Message]] = {
     "GetGameRecord": spb.GetGameRecordRequest,
     "ListGameEntries": spb.ListGameEntriesRequest,
     "TakeBack": spb.TakeBackRequest,
+    "SendMessage": spb.SendMessageRequest,
+    "ProposeRematch": spb.ProposeRematchRequest,
 }
 
 

@@ -253,6 +253,18 @@ def take_back(game: str) -> Response:
     return _call("TakeBack", spb.TakeBackRequest(), name=_name(game))
 
 
+@api.post("/games/<game>/messages")
+def send_message(game: str) -> Response:
+    """SendMessage."""
+    return _call("SendMessage", spb.SendMessageRequest(), name=_name(game))
+
+
+@api.post("/games/<game>/rematch")
+def propose_rematch(game: str) -> Response:
+    """ProposeRematch."""
+    return _call("ProposeRematch", spb.ProposeRematchRequest(), name=_name(game))
+
+
 @api.post("/games/<game>/join")
 def join_game(game: str) -> Response:
     """JoinGame; the seat token in the answer is for the joining browser alone."""

@@ -70,6 +70,9 @@ class Summary:
     #: Whether ``attention`` may differ from the last summary written (False: a
     #: store that can tell a game's last sequence from its log may write no summary).
     attention_changed: bool = True
+    #: The id of a finished game's rematch, once proposed (kept in the log, as
+    #: its ``rematch`` entry; stores do not write it to the summary's row).
+    rematch: str | None = None
 
     @property
     def open_seats(self) -> int:
