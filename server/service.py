@@ -41,6 +41,8 @@ MAX_REQUEST_ID = 64
 #: ListGameEntries pages.
 DEFAULT_ENTRIES = 500
 MAX_ENTRIES = 2000
+#: Longest wait of a watch for more entries to send together (gather_millis).
+MAX_GATHER_MILLIS = 100
 #: Longest turn clock, in seconds (a day).
 MAX_TURN_TIMEOUT = 86400.0
 
@@ -288,9 +290,16 @@ class GameService:
         own, hold = request.exclude_own_actions, request.hold_until_turn
         viewer = await self.registry.seat(game, _token(context), required=own or hold)
         after = request.after_sequence if request.HasField("after_sequence") else None
+        if not 0 <= request.gather_millis <= MAX_GATHER_MILLIS:
+            raise invalid(f"gather_millis must be 0..{MAX_GATHER_MILLIS}", field="gather_millis")
         await self.registry.refresh(game)
         first, watcher = await game.watch(
-            viewer, after, own, hold, older=self.registry.older(game.id)
+            viewer,
+            after,
+            own,
+            hold,
+            older=self.registry.older(game.id),
+            gather=request.gather_millis / 1000,
         )
         return game, viewer, first, watcher
 
