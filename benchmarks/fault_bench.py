@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import shutil
 import sys
 import tempfile
 import time
@@ -42,7 +43,8 @@ def main() -> None:
     parser.add_argument("--lease", type=float, default=None, help="default: the server's")
     args = parser.parse_args()
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="tongiaki-faults-") as folder, PgCluster() as pg:
+    folder = tempfile.mkdtemp(prefix="tongiaki-faults-")
+    with PgCluster() as pg:
         report = asyncio.run(
             faults.run(
                 pg,
@@ -57,6 +59,10 @@ def main() -> None:
     figures = report.figures()
     figures["seconds"] = round(time.monotonic() - started, 1)
     print(json.dumps(figures, indent=2))
+    if report.ok:
+        shutil.rmtree(folder, ignore_errors=True)
+    else:
+        print(f"the nodes' logs are in {folder}", file=sys.stderr)
     if not report.ok:
         print("FAILED:", report.lost, report.doubled, report.unfinished, file=sys.stderr)
         print(

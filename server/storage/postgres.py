@@ -279,7 +279,7 @@ class PostgresStore(Store):
     def lease_valid(self) -> bool:
         """Whether this node's lease runs (as counted here, ahead of the database),
         and it may own games."""
-        return self._refusing is None and time.monotonic() < self._lease_until
+        return self._refusing is None and not self._ended and time.monotonic() < self._lease_until
 
     def refuse(self, why: str | None) -> None:
         """Own no game while ``why`` holds: the games are handed over at the next renewal."""
@@ -433,7 +433,8 @@ class PostgresStore(Store):
                     if conn is None:
                         conn = await asyncio.wait_for(self._connect(), self.lease)
                     await asyncio.wait_for(self._renew(conn), self.lease)
-                    if self._refusing is not None and not self._released:
+                    if (self._refusing is not None or self._ended) and not self._released:
+                        # A node that cannot serve its games hands them over.
                         await conn.execute(
                             "UPDATE games SET owner = NULL WHERE owner = %s", (self.node,)
                         )
