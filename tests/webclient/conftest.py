@@ -167,7 +167,9 @@ def game_server() -> Iterator[ServerProcess]:
     """The real gRPC game server in a subprocess, on a free port, with a fresh data dir."""
     with tempfile.TemporaryDirectory(prefix="tongiaki-web-") as data:
         # Bots answer at once here; tests of pacing start servers of their own.
-        server = ServerProcess(Path(data), quiet=True, args=["--bot-pace", "0"])
+        server = ServerProcess(
+            Path(data), quiet=True, args=["--bot-pace", "0", "--undo-window", "0"]
+        )
         yield server
         server.stop()
 
