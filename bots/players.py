@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from engine import Action, Game
+from engine import STACK_TILES, Action, Game
 from engine.playout import SplitMix64
 
 from .evaluate import DEFAULT, Weights, evaluate
@@ -26,6 +26,10 @@ _SETUP = "setup"
 _TURN_ACTS = frozenset({"setup", "expand", "royal", "settle", "tonga", "single"})
 #: Follow-up decisions in one turn after which a searching bot answers at random.
 STALL = 40
+#: Rounds without a tile drawn after which every bot draws one in its turn (see :func:`impatient`).
+PATIENCE = 3
+#: What an option that goes round in circles is worth less than any other.
+CIRCLE = 1000.0
 
 
 class Bot(Protocol):
@@ -72,13 +76,61 @@ def turn_length(record: PublicRecord) -> int:
     return n
 
 
+def impatient(record: PublicRecord) -> bool:
+    """Whether the pending turn must draw a tile: :data:`PATIENCE` rounds went by without one.
+
+    Nothing in the rules pushes a game towards its end: the evaluation may
+    find expanding and emigrating round the same islands better than drawing,
+    turn after turn, for ever. So a bot never chooses a turn that ends in a
+    position a turn already began in since the last draw (unless every option
+    does), and once :data:`PATIENCE` rounds have gone by without a draw, it
+    chooses only among turns that draw a tile (settling, R10, always does).
+    A game of bots therefore draws a tile at least every ``PATIENCE`` rounds
+    and one turn, and ends after at most 31 such spells.
+    """
+    return record.kind == _TURN and record.quiet_turns > PATIENCE * len(record.seats)
+
+
+def turn_bound(seats: int) -> int:
+    """Turns a game of bots with ``seats`` seats takes at most (see :func:`impatient`).
+
+    Each of the 31 stack tiles is drawn within ``PATIENCE`` rounds and one turn
+    of the one before (the game ends when one kind runs out, before that).
+    """
+    return len(STACK_TILES) * (PATIENCE * seats + 1)
+
+
+def turns_taken(actions: Sequence[Action]) -> int:
+    """Turns begun in ``actions`` (set-up placements are not turns)."""
+    return sum(1 for a in actions if a["act"] in _TURN_ACTS and a["act"] != _SETUP)
+
+
+def _settle(options: tuple[Action, ...]) -> int:
+    return next(i for i, o in enumerate(options) if o["act"] == "settle")
+
+
+def circles(record: PublicRecord, before: Game, after: Game) -> bool:
+    """Whether a turn played from ``before`` to ``after`` goes round in circles.
+
+    It does if it drew no tile and either ends in a position a turn already
+    began in since the last draw, or the bot is :func:`impatient`.
+    """
+    if after.over or len(after.stack_remaining) != len(before.stack_remaining):
+        return False
+    if impatient(record):
+        return True
+    return after.decision_kind == _TURN and record.seen(after.position())
+
+
 class RandomBot:
-    """Uniform over the options."""
+    """Uniform over the options; settles (R10) once :func:`impatient`."""
 
     name = "random"
 
     def choose(self, record: PublicRecord, rng: SplitMix64) -> Action:
         options = _check(record)
+        if impatient(record):
+            return options[_settle(options)]
         return options[rng.below(len(options))] if len(options) > 1 else options[0]
 
 
@@ -149,6 +201,10 @@ class GreedyBot:
         games = [record.sample(rng) for _ in range(self.samples)]
         n = len(record.options())
         chosen = indices if indices is not None else _pick(n, self.max_options, rng)
+        if record.kind == _TURN and indices is None:
+            settle = _settle(record.options())
+            if settle not in chosen:
+                chosen = sorted([*chosen, settle])
         values: dict[int, float] = {}
         for i in chosen:
             total = 0.0
@@ -157,6 +213,8 @@ class GreedyBot:
                 trial.apply_option(i)
                 finish_turn(trial, me, rng, weights=self.weights, width=self.width, cap=self.cap)
                 total += evaluate(trial, me, self.weights)
+                if record.kind == _TURN and circles(record, game, trial):
+                    total -= CIRCLE
             values[i] = total / len(games)
         return values
 
@@ -222,6 +280,8 @@ class StrongBot:
         greedy = GreedyBot(samples=self.prior_samples, width=self.width, weights=self.weights)
         prior = greedy.values(record, rng)
         race = sorted(prior, key=lambda i: (-prior[i], i))[: self.candidates]
+        # An option that went round in circles on some sampled stack never races.
+        race = [i for i in race if prior[i] > max(prior.values()) - CIRCLE / 2] or race
         if len(race) == 1:
             return options[race[0]]
         me = record.viewer

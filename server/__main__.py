@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 from server import logs, options
-from server.app import EVENT_LOOPS, Config, run, serve
+from server.app import EVENT_LOOPS, AddressTaken, Config, run, serve
 from server.botseats import BotConfig
 from server.webhooks import WebhookConfig, prefixes_from_text
 
@@ -23,7 +23,11 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
     """The configuration, log level and event loop from ``argv`` and the environment."""
     env = os.environ.get
     parser = argparse.ArgumentParser(prog="python -m server", description=__doc__.splitlines()[0])
-    parser.add_argument("--host", default=env("TONGIAKI_HOST", "[::]"))
+    parser.add_argument(
+        "--host",
+        default=env("TONGIAKI_HOST", "127.0.0.1"),
+        help="address to listen on, gRPC and metrics (default this machine only; [::] for all)",
+    )
     parser.add_argument(
         "--port",
         type=int,
@@ -44,7 +48,7 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
     parser.add_argument(
         "--lease",
         type=float,
-        default=float(env("TONGIAKI_LEASE", "5")),
+        default=float(env("TONGIAKI_LEASE", "1.5")),
         help="seconds until other nodes take over this node's games if it stops renewing",
     )
     parser.add_argument(
@@ -94,6 +98,12 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
         "--bot-workers", type=int, default=2, help="threads (or processes) bots think in"
     )
     parser.add_argument(
+        "--bot-stall-rounds",
+        type=int,
+        default=int(env("TONGIAKI_BOT_STALL_ROUNDS", "30")),
+        help="rounds a bots-only game may go without a tile drawn before its bots stop (0: none)",
+    )
+    parser.add_argument(
         "--bot-threads",
         action="store_true",
         help="bots think in threads of the server's process (slows other games), not processes",
@@ -130,6 +140,7 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
             processes=not args.bot_threads,
             pace=max(0.0, args.bot_pace),
             undo_window=max(0.0, args.undo_window),
+            stall_rounds=max(0, args.bot_stall_rounds),
         ),
         webhooks=WebhookConfig(allowed_prefixes=tuple(args.webhook_prefix)),
         **options.config_fields(args),
@@ -141,7 +152,10 @@ def main(argv: list[str] | None = None) -> None:
     """Run the server until interrupted."""
     config, level, event_loop = parse(argv)
     logs.configure(level)
-    run(serve(config), event_loop)
+    try:
+        run(serve(config), event_loop)
+    except AddressTaken as taken:
+        raise SystemExit(f"not started: {taken}") from None
 
 
 if __name__ == "__main__":

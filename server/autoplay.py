@@ -37,6 +37,12 @@ class Autoplay:
         #: Bot decisions accepted, and refused (a refusal would be a bug).
         self.bot_moves = 0
         self.bot_refusals = 0
+        #: Turns begun since a tile was last drawn, and the tiles left then.
+        self._quiet_turns = 0
+        self._tiles_left = -1
+        self._counted = -1  # the sequence last counted
+        #: Set once the bots of a game that stopped progressing were stopped.
+        self.stalled = False
 
     @property
     def busy(self) -> bool:
@@ -63,15 +69,17 @@ class Autoplay:
         most = int(game.settings.get("max_turn_decisions") or 0)
         if most and turn_decisions(engine.actions, engine.decision_kind) >= most:
             self._stop_clock()
-            self._spawn(game.take_over(game.sequence, player, "turn_too_long"))
+            self._spawn(game.take_over(game.decided, player, "turn_too_long"))
             return
+        # The clock runs for a decision: a quick message (which leaves the
+        # decision as it was) neither restarts nor stops it.
         timeout = float(game.settings.get("turn_timeout_seconds") or 0)
-        if timeout > 0 and self._timer_at != game.sequence:
+        if timeout > 0 and self._timer_at != game.decided:
             self._stop_clock()
-            self._timer_at = game.sequence
+            self._timer_at = game.decided
             deadline = game.deadline or time.time() + timeout
             self._timer = asyncio.get_running_loop().call_later(
-                max(0.0, deadline - time.time()), self._time_out, game.sequence, player
+                max(0.0, deadline - time.time()), self._time_out, game.decided, player
             )
 
     def _stop_clock(self) -> None:
@@ -92,6 +100,37 @@ class Autoplay:
         task.add_done_callback(_consume)
         task.add_done_callback(self._tasks.discard)
 
+    def _stalls(self, sequence: int) -> bool:
+        """Count turns without a draw; True once a game of bots only has gone too long.
+
+        Called once per bot decision, before it is thought about; a turn is
+        counted when its first decision is pending.
+        """
+        game = self._game
+        engine = game.game
+        assert engine is not None
+        tiles = sum(engine.stack_counts.values())
+        if tiles != self._tiles_left:
+            self._tiles_left, self._quiet_turns = tiles, 0
+        if engine.decision_kind == "turn" and sequence != self._counted:
+            self._quiet_turns += 1
+        self._counted = sequence
+        limit = self._runner.config.stall_rounds
+        bots_only = all(c in game.seats.bots for c in game.seats.colours)
+        if not limit or not bots_only or self._quiet_turns <= limit * len(engine.seats):
+            return False
+        self.stalled = True
+        log.warning(
+            "game stalled: its bots are stopped",
+            extra={
+                "game": game.id,
+                "reason": ServerReason.GAME_STALLED.value,
+                "rounds": limit,
+                "sequence": sequence,
+            },
+        )
+        return True
+
     async def _play_bots(self) -> None:
         """Play every pending decision of a bot seat, through the same path as anyone's."""
         game = self._game
@@ -105,6 +144,9 @@ class Autoplay:
             if pending is None:
                 return
             sequence, player, level, record = pending
+            if self._stalls(sequence):
+                self._stopped = True
+                return
             job = Job(
                 level=level,
                 budget=budget,
@@ -112,7 +154,8 @@ class Autoplay:
                 actions=record.actions,
                 drawn=record.drawn,
                 viewer=player,
-                seed=seed_of(game.id, sequence),
+                # A tutorial's bot plays the same game against the same moves.
+                seed=seed_of(game.settings.get("tutorial") or game.id, sequence),
             )
             try:
                 began = time.monotonic()

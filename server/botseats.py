@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from bots import PublicRecord, make_bot
 from engine.playout import SplitMix64
+from server import lifeline
 
 if TYPE_CHECKING:
     from server.metrics import Metrics
@@ -60,6 +61,12 @@ class BotConfig:
     #: taken back (no tile drawn), so that the person can undo it (0: no hold).
     #: Bounded: once it has passed the bot answers, so a game never stalls.
     undo_window: float = 0.0
+    #: Rounds a game of bots only may go without drawing a tile; then its bots
+    #: stop (reason GAME_STALLED, logged). The bots themselves draw at least
+    #: every ``bots.players.PATIENCE`` rounds, so this only catches a defect.
+    #: Games with a person's seat are never stopped: their bots draw too, and
+    #: people play at their own pace under the turn clock. 0: no limit.
+    stall_rounds: int = 30
 
 
 def seed_of(game: str, sequence: int) -> int:
@@ -88,14 +95,10 @@ def think(job: Job) -> Any:
     return make_bot(job.level, **settings).choose(record, SplitMix64(job.seed))
 
 
-#: How much lower the bot workers' scheduling priority is than the server's.
+#: How much lower the bot workers' scheduling priority is than the server's: on a
+#: busy machine the server's process (people's games) gets the processor first
+#: and bots search with what is left.
 WORKER_NICENESS = 15
-
-
-def _yield_to_the_server() -> None:
-    """Run a bot worker at a lower priority: on a busy machine the server's process
-    (people's games) gets the processor first and bots search with what is left."""
-    os.nice(WORKER_NICENESS)
 
 
 class BotRunner:
@@ -116,7 +119,9 @@ class BotRunner:
             return concurrent.futures.ProcessPoolExecutor(
                 self.config.workers,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=_yield_to_the_server,
+                # Workers end with this process, however it ends (see server.lifeline).
+                initializer=lifeline.worker_start,
+                initargs=(os.getpid(), WORKER_NICENESS),
             )
         return concurrent.futures.ThreadPoolExecutor(self.config.workers, thread_name_prefix="bot")
 

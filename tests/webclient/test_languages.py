@@ -131,6 +131,8 @@ def vocabularies() -> dict[str, list[str]]:
         "howto.diagram_": [name for name in diagrams if not name.startswith("_")],
         "connection.": [m.removeprefix("connection.") for m in messages.CONNECTION],
         "target.": [m.removeprefix("target.") for m in messages.TARGETS],
+        "phrase.": enum_names(game_pb2.Phrase, "PHRASE_"),
+        "coach.": [m.removeprefix("coach.") for m in messages.COACH],
     }
 
 

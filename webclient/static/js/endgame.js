@@ -1,6 +1,6 @@
 // The end of a game: the winner and the player's own place first, players by
 // name, the points each island gave, the tie-breaks with the figures that
-// decided, and what next (a rematch with the same seats, or the lobby).
+// decided, and what next (the rematch everybody joins, or the lobby).
 
 import { h } from "./dom.js";
 import { conjunction, list, t, tn } from "./i18n.js";
@@ -70,7 +70,7 @@ export function renderEnd(view, seat, actions) {
         h("td", {}, tileName(row.id)), h("td", {}, tn("board.points", row.points)),
         h("td", {}, ...row.colours.map((c) => h("span", { class: "present" }, swatch(c), player(c))))))))),
     h("p", { class: "end-actions" },
-      actions.rematch ? h("button", { type: "button", class: "primary", testid: "rematch", onclick: actions.rematch }, t("end.rematch")) : null,
+      actions.rematch ? h("button", { type: "button", class: "primary", testid: "rematch", onclick: actions.rematch.run }, actions.rematch.label) : null,
       h("a", { class: "button secondary", href: "/", testid: "to-lobby" }, t("end.lobby")),
       h("a", { class: "button secondary", href: actions.replay, testid: "replay-link" }, t("end.replay"))));
 }
