@@ -268,13 +268,17 @@ def test_the_tutorial_runs_to_its_end_in_every_locale(
         page.get_by_test_id("learn-link").click()
     elif entry == "learn":
         page.goto(f"{gateway.url}/learn?lang={locale}")
+    size = "phone" if viewport == PHONE else "desktop"
     if entry == "lobby":
+        page.get_by_test_id("learn-card").wait_for()
+        shot(page, f"{locale}-{size}-lobby")
         page.get_by_test_id("learn-card").get_by_test_id("learn").click()
     else:
         assert page.locator("h1").inner_text() == texts["tutorial.title"]
+        page.get_by_test_id("learn").wait_for()
+        shot(page, f"{locale}-{size}-learn")
         page.get_by_test_id("learn").click()
     game = game_id(page)
-    size = "phone" if viewport == PHONE else "desktop"
     learner = Learner(page, api, game, seed=7)
     learner.play(
         {

@@ -11,6 +11,10 @@ import { player, tileName } from "./text.js";
 const colourOf = (node) => COLOURS.find((c) => node.classList.contains(`ship-${c}`) || node.dataset.colour === c);
 const number = (node) => node.querySelector("text")?.textContent ?? "";
 
+const islandText = (node) => (node
+  ? tn("help.island", tile(node.dataset.tile)?.points ?? 0, { name: tileName(node.dataset.tile) })
+  : "");
+
 // The pieces, most specific first: a selector, and the text naming what it matched.
 const PIECES = [
   [".target-end", () => t("help.open_end")],
@@ -30,7 +34,10 @@ const PIECES = [
   [".jetty", () => t("help.jetty")],
   [".beach, .mooring", () => t("help.beach")],
   [".foam", () => t("help.foam")],
-  [".tile-island", (n) => tn("help.island", tile(n.dataset.tile)?.points ?? 0, { name: tileName(n.dataset.tile) })],
+  [".counts", () => t("help.counts")],
+  [".spot", () => t("help.spot")],
+  [".island-label", (n) => islandText(n.closest("svg")?.querySelector(`.tile[data-hex="${n.dataset.hex}"]`))],
+  [".tile-island", (n) => islandText(n)],
   [".tile-sea", () => t("help.sea")],
 ];
 
