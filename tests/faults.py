@@ -205,9 +205,15 @@ class Client:
     ) -> Any:
         for _ in range(600):
             try:
-                return await getattr(self.stub(offset), method)(
-                    request, metadata=auth(token), timeout=3
-                )
+                call = getattr(self.stub(offset), method)(request, metadata=auth(token), timeout=3)
+                # (A guard of this side's own: a call gRPC never ends despite its deadline
+                # is given up and counted, and the request sent again.)
+                return await asyncio.wait_for(call, 10)
+            except TimeoutError:
+                self.cluster.failed["CLIENT_CALL_HUNG"] += 1
+                self.last = f"a call that never ended, to node {self.at}"
+                self.at += 1
+                continue
             except grpc.aio.AioRpcError as error:
                 if error.code() not in RETRYABLE:
                     raise
