@@ -497,7 +497,9 @@ async def run(
                 for key, count in spent.items():
                     into[key] = into.get(key, 0) + count
                 await asyncio.sleep(0.5)
+        before = Counter(cluster.failed)
         done, pending = await asyncio.wait(players, timeout=120)
+        report.failed["after the faults"] = dict(cluster.failed - before)
         for task in pending:
             task.cancel()
         for task in done:
