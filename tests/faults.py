@@ -205,9 +205,15 @@ class Client:
     ) -> Any:
         for _ in range(600):
             try:
-                return await getattr(self.stub(offset), method)(
-                    request, metadata=auth(token), timeout=3
-                )
+                call = getattr(self.stub(offset), method)(request, metadata=auth(token), timeout=3)
+                # (A guard of this side's own: a call gRPC never ends despite its deadline
+                # is given up and counted, and the request sent again.)
+                return await asyncio.wait_for(call, 10)
+            except TimeoutError:
+                self.cluster.failed["CLIENT_CALL_HUNG"] += 1
+                self.last = f"a call that never ended, to node {self.at}"
+                self.at += 1
+                continue
             except grpc.aio.AioRpcError as error:
                 if error.code() not in RETRYABLE:
                     raise
@@ -491,7 +497,9 @@ async def run(
                 for key, count in spent.items():
                     into[key] = into.get(key, 0) + count
                 await asyncio.sleep(0.5)
+        before = Counter(cluster.failed)
         done, pending = await asyncio.wait(players, timeout=120)
+        report.failed["after the faults"] = dict(cluster.failed - before)
         for task in pending:
             task.cancel()
         for task in done:
