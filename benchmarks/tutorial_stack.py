@@ -30,7 +30,7 @@ NEVER = 100
 
 def learner_choice(game: Game, turn: int, done: set[str], rng: SplitMix64) -> Any:
     """The learner's option: royal and settle when the coach suggests them, else at random."""
-    options = game.options()
+    options = list(game.options())
     acts = {o["act"] for o in options}
     if game.decision_kind == "turn":
         if "royal" in acts and "royal" not in done:
@@ -51,6 +51,7 @@ def play(stack: list[str], seed: int) -> dict[str, int]:
     decisions = turns = 0
     while not game.over:
         kind = game.decision_kind
+        assert game.decision is not None
         if game.decision.player != "yellow":
             game.apply_option(rng.below(len(game.options())))
             continue

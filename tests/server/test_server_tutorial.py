@@ -8,6 +8,7 @@ from pathlib import Path
 import grpc
 from server_harness import COLOURS, Stub, new_game, play_seat, random_chooser, refused, running
 
+from engine.playout import shuffled_stack
 from server.gen.tongiaki.v1 import game_pb2 as pb
 from server.gen.tongiaki.v1 import game_service_pb2 as spb
 from server.tutorials import TUTORIALS
@@ -28,11 +29,12 @@ async def listed(stub: Stub) -> set[str]:
 
 
 async def tutorial_game(stub: Stub) -> spb.CreateGameResponse:
-    return await stub.CreateGame(
+    created: spb.CreateGameResponse = await stub.CreateGame(
         spb.CreateGameRequest(
             settings=pb.GameSettings(tutorial="first_game", display_name="Tutorial")
         )
     )
+    return created
 
 
 def test_a_tutorial_is_played_on_its_stack_against_its_bot_and_never_listed(
@@ -127,3 +129,8 @@ def test_a_tutorial_takes_no_seats_or_settings_and_must_exist(tmp_path: Path) ->
             assert await listed(stub) == set()
 
     asyncio.run(main())
+
+
+def test_the_tutorial_stack_is_the_one_the_search_chose() -> None:
+    """``benchmarks/tutorial_stack.py`` found seed 438: its shuffle is the tutorial's stack."""
+    assert TUTORIALS["first_game"].stack == tuple(shuffled_stack(438))

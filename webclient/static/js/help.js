@@ -11,6 +11,10 @@ import { player, tileName } from "./text.js";
 const colourOf = (node) => COLOURS.find((c) => node.classList.contains(`ship-${c}`) || node.dataset.colour === c);
 const number = (node) => node.querySelector("text")?.textContent ?? "";
 
+const islandText = (node) => (node
+  ? tn("help.island", tile(node.dataset.tile)?.points ?? 0, { name: tileName(node.dataset.tile) })
+  : "");
+
 // The pieces, most specific first: a selector, and the text naming what it matched.
 const PIECES = [
   [".target-end", () => t("help.open_end")],
@@ -30,7 +34,10 @@ const PIECES = [
   [".jetty", () => t("help.jetty")],
   [".beach, .mooring", () => t("help.beach")],
   [".foam", () => t("help.foam")],
-  [".tile-island", (n) => tn("help.island", tile(n.dataset.tile)?.points ?? 0, { name: tileName(n.dataset.tile) })],
+  [".counts", () => t("help.counts")],
+  [".spot", () => t("help.spot")],
+  [".island-label", (n) => islandText(n.closest("svg")?.querySelector(`.tile[data-hex="${n.dataset.hex}"]`))],
+  [".tile-island", (n) => islandText(n)],
   [".tile-sea", () => t("help.sea")],
 ];
 
@@ -54,10 +61,11 @@ export class HelpMode {
       title: t("help.toggle"), onclick: () => this.toggle(),
     }, "?");
     area.querySelector(".zoom")?.append(this.button);
+    // Placed on the map (left to right); its text runs in the page's direction.
+    this.text = h("span", { dir: document.documentElement.dir || "ltr" });
     this.label = h("p", {
       class: "help-label", testid: "help-label", role: "status", "aria-live": "polite", hidden: true,
-      dir: document.documentElement.dir || "ltr",
-    });
+    }, this.text);
     area.append(this.label);
     const svg = area.querySelector("svg");
     // Capture: while on, a tap names the piece and never reaches a target.
@@ -77,15 +85,15 @@ export class HelpMode {
     this.button.classList.toggle("on", this.on);
     this.area.classList.toggle("help-on", this.on);
     this.label.hidden = !this.on;
-    this.label.textContent = this.on ? t("help.intro") : "";
+    this.text.textContent = this.on ? t("help.intro") : "";
     this.label.style.removeProperty("inset-block-start");
     this.label.style.removeProperty("inset-inline-start");
   }
 
   name(event) {
     const text = nameOf(event.target) || t("help.nothing");
-    if (this.label.textContent === text && event.type !== "click") return;
-    this.label.textContent = text;
+    if (this.text.textContent === text && event.type !== "click") return;
+    this.text.textContent = text;
     this.label.dataset.piece = text;
     // Beside the pointer, inside the board (the board is a map: left and top).
     const box = this.area.getBoundingClientRect();

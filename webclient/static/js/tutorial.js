@@ -38,8 +38,10 @@ export class Coach {
     this.key = `tongiaki.coach.${page.id}`;
     this.seen = new Set(load(this.key));
     this.queue = [];
+    // The card sits in the board's corner (the board is a map, left to right); its
+    // text runs in the page's direction.
     this.node = h("section", {
-      class: "coach", testid: "coach", hidden: true, dir: document.documentElement.dir || "ltr",
+      class: "coach", testid: "coach", hidden: true,
       role: "region", "aria-live": "polite", "aria-label": t("coach.label"),
     });
     page.boardArea.append(this.node);
@@ -90,7 +92,10 @@ export class Coach {
       } else if (kind) {
         this.offer(kind);
       }
-      if (page.picker?.picks.some((key) => key.startsWith("jetty:"))) this.offer("route");
+      // The route preview, once it crosses sea tiles (dangers to read on it).
+      if (page.picker?.picks.some((key) => key.startsWith("jetty:")) && page.preview(view).path?.steps.length) {
+        this.offer("route");
+      }
     }
     if (view.result?.length) this.offer("end");
     this.queue = this.queue.filter((tip) => !PASSING.has(tip) || this.now.has(tip));
@@ -133,12 +138,11 @@ export class Coach {
         h("button", { type: "button", class: "primary", testid: "coach-next", onclick: () => this.next() }, t("coach.next")),
         h("button", { type: "button", class: "secondary", testid: "coach-stop", onclick: () => this.stop() }, t("coach.stop")),
       ];
-    this.node.replaceChildren(
+    this.node.replaceChildren(h("div", { dir: document.documentElement.dir || "ltr", testid: "coach-body" },
       h("p", { class: "coach-step muted", testid: "coach-step" }, t("coach.step", { step: done + 1 })),
       h("h2", {}, td(`coach.${tip}.title`)),
       h("p", { testid: "coach-text" }, td(`coach.${tip}`)),
       h("div", { class: "coach-buttons" }, ...buttons),
-      error,
-    );
+      error));
   }
 }
