@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import pytest
 from server_harness import COLOURS, Stub, auth, new_game, refused, running
 
 from server.authority import Limits
@@ -247,5 +248,37 @@ def test_a_rematch_keeps_the_bots_and_settings(tmp_path: Path) -> None:
             assert not seats[YELLOW].occupied
             assert reply.game.settings.display_name == "Friday"
             assert reply.game.settings.turn_timeout_seconds == 600
+
+    asyncio.run(main())
+
+
+@pytest.mark.postgres_only
+def test_two_nodes_agree_on_the_rematch_and_relay_messages(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with (
+            running(tmp_path / "a") as (_a, one, _ca),
+            running(tmp_path / "b") as (_b, two, _cb),
+        ):
+            name, tokens = await new_game(one, 2)
+            await play_out(one, name, tokens)
+            # A message sent through one node reaches a reader of the other.
+            said = await say(two, name, tokens[YELLOW], pb.PHRASE_GOOD_GAME, "gg")
+            page = await one.ListGameEntries(
+                spb.ListGameEntriesRequest(name=name, after_sequence=said.sequence - 1)
+            )
+            assert list(page.entries) == [said]
+            # Each player asks a different node, at once: one rematch.
+            first, second = await asyncio.gather(
+                one.ProposeRematch(
+                    spb.ProposeRematchRequest(name=name), metadata=auth(tokens[YELLOW])
+                ),
+                two.ProposeRematch(
+                    spb.ProposeRematchRequest(name=name), metadata=auth(tokens[ORANGE])
+                ),
+            )
+            assert first.game.name == second.game.name
+            assert sorted([first.created, second.created]) == [False, True]
+            for stub in (one, two):
+                assert (await snapshot(stub, name)).game.rematch == first.game.name
 
     asyncio.run(main())

@@ -1,5 +1,6 @@
 """Accessibility in Chromium: axe-core finds no serious or critical violation on the
-lobby, a game being decided, the end screen, a replay and the how-to page."""
+lobby, a game being decided, the end screen, a replay, the how-to page, the
+tutorial (its page and a game with its coach) and this browser's games."""
 
 from __future__ import annotations
 
@@ -8,28 +9,47 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser
+from playwright.sync_api import Browser, Page
 
 from tests.webclient.axe import violations
 from tests.webclient.conftest import Api, Running
 from tests.webclient.test_browser import DESKTOP, INSTANT, PHONE, watch_errors
 
-#: A page to check: its path (given the games below), and what shows it is ready.
-Screen = tuple[Callable[[dict[str, Any]], str], str]
+#: A page to check: its path (given the games below), what shows it is ready, and
+#: what to do there first (None: nothing).
+Screen = tuple[Callable[[dict[str, Any]], str], str, Callable[[Page], None] | None]
+
+
+def start_the_tutorial(page: Page) -> None:
+    """Start a tutorial game from /learn and wait for its coach."""
+    page.get_by_test_id("learn").click()
+    page.wait_for_function(
+        "document.querySelector('[data-testid=coach]')?.hidden === false", timeout=60_000
+    )
+
 
 #: Every screen axe-core checks; a new screen is one more line.
 SCREENS: dict[str, Screen] = {
-    "lobby": (lambda g: "/", "document.querySelector('[data-testid=games]') !== null"),
-    "game": (lambda g: f"/games/{g['running']}", "document.body.dataset.myturn === '1'"),
+    "lobby": (lambda g: "/", "document.querySelector('[data-testid=games]') !== null", None),
+    "game": (lambda g: f"/games/{g['running']}", "document.body.dataset.myturn === '1'", None),
     "end": (
         lambda g: f"/games/{g['finished']}",
         "document.querySelector('[data-testid=ranking]') !== null",
+        None,
     ),
     "replay": (
         lambda g: f"/games/{g['finished']}?replay=1&at=20",
         "document.body.dataset.replayAt === '20'",
+        None,
     ),
-    "howto": (lambda g: "/how-to-play", "document.querySelector('svg') !== null"),
+    "howto": (lambda g: "/how-to-play", "document.querySelector('svg') !== null", None),
+    "learn": (lambda g: "/learn", "document.querySelector('[data-testid=learn]') !== null", None),
+    "tutorial": (
+        lambda g: "/learn",
+        "document.querySelector('[data-testid=learn]') !== null",
+        start_the_tutorial,
+    ),
+    "my": (lambda g: "/my", "document.querySelector('[data-testid=my-games]') !== null", None),
 }
 
 
@@ -61,9 +81,11 @@ def test_axe_finds_no_serious_violation(
     page = context.new_page()
     watch_errors(page, errors)
     try:
-        path, ready = SCREENS[screen]
+        path, ready, then = SCREENS[screen]
         page.goto(f"{gateway.url}{path(games)}")
         page.wait_for_function(ready, timeout=60_000)
+        if then is not None:
+            then(page)
         found = violations(page)
         assert not found, "\n".join(found)
     finally:

@@ -15,8 +15,10 @@ import pytest
 from google.protobuf import json_format
 from playwright.sync_api import Browser, Page, ViewportSize
 
+from engine import Game
 from server import convert
 from server.gen.tongiaki.v1 import game_pb2 as pb
+from tests.webclient.axe import violations
 from tests.webclient.conftest import ARTIFACTS, Api, Running, serve_gateway
 from tests.webclient.test_browser import DESKTOP, INSTANT, PHONE, state, watch_errors
 from tests.webclient.test_follow import (
@@ -45,6 +47,8 @@ LOOKS = [
     ("he", "phone"),
     ("ja", "phone"),
 ]
+#: Every locale on a phone as well.
+EVERY = [*LOOKS, ("hu", "phone"), ("nl", "phone"), ("fi", "phone")]
 MINE = "document.body.dataset.myturn === '1' && document.body.dataset.busy !== '1'"
 
 
@@ -77,9 +81,10 @@ def undo_gateway() -> Iterator[Running]:
             server.stop()
 
 
-def replayed_board(api: Api, game: str) -> tuple[list[tuple[str, str]], dict[str, list[str]]]:
-    """The engine's board after the game's log without its taken-back actions: the
-    actions replayed on a stack of the tiles drawn so far, then the ones left."""
+def replayed(api: Api, game: str) -> dict[str, Any]:
+    """The game's record as far as the public log knows it: its actions without the
+    taken-back ones, on a stack of the tiles drawn so far, then the ones left (in
+    no particular order: the next draw is not known)."""
     entries = api.ok("GET", f"/api/v1/games/{game}/entries?page_size=2000")["entries"]
     undone = {
         int(e["action_taken_back"]["taken_back"]) for e in entries if "action_taken_back" in e
@@ -97,10 +102,16 @@ def replayed_board(api: Api, game: str) -> tuple[list[tuple[str, str]], dict[str
     seats = [name(s["colour"]) for s in snapshot["game"]["seats"]]
     record = {"seats": seats, "stack": drawn + sorted(snapshot["view"]["stack_tiles"])}
     record["actions"] = actions
-    return engine_board(record, len(actions))
+    return record
 
 
-@pytest.mark.parametrize(("locale", "viewport"), LOOKS)
+def replayed_board(api: Api, game: str) -> tuple[list[tuple[str, str]], dict[str, list[str]]]:
+    """The engine's board after the game's log without its taken-back actions."""
+    record = replayed(api, game)
+    return engine_board(record, len(record["actions"]))
+
+
+@pytest.mark.parametrize(("locale", "viewport"), EVERY)
 def test_undo_against_a_bot_gives_back_the_engines_board(
     browser: Browser, undo_gateway: Running, locale: str, viewport: str
 ) -> None:
@@ -130,6 +141,8 @@ def test_undo_against_a_bot_gives_back_the_engines_board(
         if locale == "en":
             assert undo.inner_text() == f"Undo: {chosen}"
         shot(page, f"undo-{locale}-{viewport}")
+        found = violations(page)
+        assert not found, "\n".join(found)
         undo.click()
         page.wait_for_function(f"document.body.dataset.sequence === '{sequence + 2}'")
         page.wait_for_function(MINE)
@@ -184,7 +197,7 @@ def open_as(page: Page, url: str, game: str, snapshot: Any, tokens: dict[str, st
     return colour
 
 
-@pytest.mark.parametrize(("locale", "viewport"), LOOKS[:3] + LOOKS[5:])
+@pytest.mark.parametrize(("locale", "viewport"), EVERY)
 def test_a_new_settlement_says_what_it_sends_home_and_costs(
     browser: Browser, gateway: Running, api: Api, locale: str, viewport: str
 ) -> None:
@@ -226,6 +239,8 @@ def test_a_new_settlement_says_what_it_sends_home_and_costs(
             assert len(said) == 2 and str(lost) in said[1]
         page.get_by_test_id("consequences").scroll_into_view_if_needed()
         shot(page, f"settle-{locale}-{viewport}")
+        found = violations(page)
+        assert not found, "\n".join(found)
     finally:
         context.close()
     assert errors == []
@@ -450,6 +465,76 @@ def test_the_colour_blind_palette_recolours_every_ship(
         )
         page.get_by_test_id("board").scroll_into_view_if_needed()
         shot(page, f"palette-{locale}-{viewport}")
+    finally:
+        context.close()
+    assert errors == []
+
+
+def sinking(api: Api, game: str, snapshot: Any) -> tuple[str, int, int] | None:
+    """An emigration of the pending decision whose voyage the engine sinks on sea
+    tiles already placed (no tile drawn first): its jetty key, the danger and the
+    group's colours."""
+    decision = snapshot["view"].get("decision")
+    if not decision or decision["kind"] != "DECISION_KIND_EMIGRATE":
+        return None
+    engine = Game.from_record(replayed(api, game), checked=False)
+    for option in decision["options"]:
+        trial = engine.copy()
+        action = convert.action_from_proto(json_format.ParseDict(option, pb.Action()))
+        for event in trial.apply(action):
+            if event["kind"] == "tile_placed":
+                break
+            if event["kind"] == "voyage_failed":
+                beach = option["emigrate"]["beach"]
+                at = [beach.get("q", 0), beach.get("r", 0), beach.get("index", 0)]
+                key = "jetty:" + ",".join(map(str, [*at, option["emigrate"].get("dir", 0)]))
+                return key, event["danger"], event["colours"]
+    return None
+
+
+def test_a_voyage_the_known_seas_would_sink_says_so_with_the_engines_danger(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    errors: list[str] = []
+    context = browser.new_context(viewport=DESKTOP)
+    context.add_init_script(INSTANT)
+    page = context.new_page()
+    page.set_default_timeout(BUSY)
+    watch_errors(page, errors)
+    try:
+        found = None
+        for seed in range(12):
+            game, tokens = api.seated_game(["yellow", "red", "blue", "green"])
+            try:
+                snapshot = play_until(
+                    api,
+                    game,
+                    tokens,
+                    lambda s, g=game: sinking(api, g, s) is not None,
+                    seed=40 + seed,
+                )
+            except AssertionError:
+                continue
+            found = sinking(api, game, snapshot)
+            break
+        assert found is not None, "no emigration onto a sinking sea in 12 games"
+        key, danger, colours = found
+        open_as(page, gateway.url, game, snapshot, tokens)
+        page.goto(f"{gateway.url}/games/{game}?lang=en")
+        page.wait_for_function(MINE)
+        page.locator(f"[data-testid=target][data-key='{key}']").click()
+        said = page.get_by_test_id("consequence").all_inner_texts()
+        group = "one colour" if colours == 1 else f"{colours} colours"
+        assert said[0] == (
+            f"The route has danger {danger}, and the group has only {group}:"
+            " the sea voyage would fail and its ships go back to their supplies."
+        ), said
+        assert said[-1].startswith("Each label on the route reads danger/colours")
+        assert page.locator("[data-testid=path-danger].fails").count() == 1
+        labels = page.locator("[data-testid=path-danger]").all_text_contents()
+        assert labels[-1] == f"{danger}/{colours}"
+        page.get_by_test_id("consequences").scroll_into_view_if_needed()
+        shot(page, "voyage-fails-en-desktop")
     finally:
         context.close()
     assert errors == []

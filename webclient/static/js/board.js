@@ -111,6 +111,8 @@ export class Board {
     this.view = view;
     for (const name of ["tiles", "dangers", "under", "ships", "labels", "ghosts", "targets"]) this.layers[name].replaceChildren();
     this.layouts.clear();
+    this.labelOf = new Map();
+    this.dangerSpots = [];
     this.marks = options.marks ?? { tiles: new Set(), ships: new Map() };
     const fresh = new Set();
     for (const placed of view?.tiles ?? []) {
@@ -125,6 +127,7 @@ export class Board {
     const arrivals = options.arrive !== undefined ? newShips(before, view) : new Map();
     let order = 0;
     for (const beach of view?.beaches ?? []) order = this.drawShips(beach, arrivals, options.arrive ?? 0, order);
+    this.drawCounts(view);
     for (const royal of view?.royal ?? []) this.drawMask(royal);
     const decision = view?.decision;
     if (decision?.kind === "DECISION_KIND_LAND" && decision.island) this.drawGroup(decision, options.ghosts ?? []);
@@ -176,15 +179,16 @@ export class Board {
         const ctl = curveControl(pa, pb, c);
         el("path", { d: `M${pa.x},${pa.y}Q${ctl.x},${ctl.y} ${pb.x},${pb.y}`, class: "foam" }, g);
         if (danger) {
-          // On its own path, a third of the way from its lower-numbered end: two
-          // paths of a tile never share an end, so their numbers never stack where
-          // the paths cross.
-          const [from, to] = da < db ? [pa, pb] : [pb, pa];
-          const f = 0.3;
-          const m = {
-            x: (1 - f) ** 2 * from.x + 2 * f * (1 - f) * ctl.x + f * f * to.x,
-            y: (1 - f) ** 2 * from.y + 2 * f * (1 - f) * ctl.y + f * f * to.y,
-          };
+          // On its own path, at the first point along it that keeps clear of the
+          // numbers placed so far: never stacked where paths cross.
+          const along = (f) => ({
+            x: (1 - f) ** 2 * pa.x + 2 * f * (1 - f) * ctl.x + f * f * pb.x,
+            y: (1 - f) ** 2 * pa.y + 2 * f * (1 - f) * ctl.y + f * f * pb.y,
+          });
+          const clearance = (p) => Math.min(Infinity, ...this.dangerSpots.map((o) => Math.hypot(o.x - p.x, o.y - p.y)));
+          const spots = [0.5, 0.35, 0.65, 0.22, 0.78, 0.12, 0.88].map(along);
+          const m = spots.find((p) => clearance(p) >= 62) ?? spots.reduce((a, b) => (clearance(b) > clearance(a) ? b : a));
+          this.dangerSpots.push(m);
           const label = growing(m.x, m.y, this.layers.dangers, { class: "danger-label", "data-hex": `${q},${r}` });
           el("circle", { r: 11, class: "danger" }, label);
           const text = el("text", { class: "danger-number" }, label);
@@ -209,10 +213,16 @@ export class Board {
       }
     }
     const label = growing(c.x, c.y, this.layers.labels, { class: "island-label", "data-hex": `${q},${r}` });
+    this.labelOf.set(`${q},${r}`, label);
     const name = el("text", { y: -6, class: "island-name" }, label);
     name.textContent = tileName(id);
     const points = el("text", { y: 14, class: "island-points" }, label);
     points.textContent = tn("board.points", info.points);
+    // Farthest out, only the points in a badge (and the holder's mask beside it).
+    const badge = el("g", { class: "points-badge" }, label);
+    el("circle", { cx: -12, r: 11 }, badge);
+    const number = el("text", { x: -12, class: "badge-number" }, badge);
+    number.textContent = String(info.points);
   }
 
   // The ships of one beach; new ones (`arrivals`) land one by one, `stagger` ms apart.
@@ -223,7 +233,6 @@ export class Board {
     const beach = layout?.[entry.beach.index ?? 0];
     if (!beach) return order;
     const colours = entry.colours ?? [];
-    this.drawCounts(key, beach, colours);
     colours.forEach((value, i) => {
       const slot = beach.slots[i] ?? beach.anchor;
       const colour = colourName(value);
@@ -247,20 +256,28 @@ export class Board {
     return order;
   }
 
-  // Far out, a beach's ships as one ship and a number per colour (class "count").
-  drawCounts(key, beach, colours) {
-    const counts = new Map();
-    for (const value of colours) counts.set(colourName(value), (counts.get(colourName(value)) ?? 0) + 1);
-    if (!counts.size) return;
-    const at = polar(centre(...key.split(",").map(Number)), beach.angle, SIZE * 0.62);
-    const g = growing(at.x, at.y, this.layers.labels, { class: "counts", "data-beach": key, "data-testid": "counts" });
-    [...counts].forEach(([colour, n], i) => {
-      const x = (i - (counts.size - 1) / 2) * 26 - 4;
-      el("rect", { x: x - 9, y: -9, width: 26, height: 18, rx: 4, class: "count-bg" }, g);
-      shipPath(colour, x, 0, 5.5, g);
-      const text = el("text", { x: x + 9, y: 0, class: "count-number" }, g);
-      text.textContent = String(n);
-    });
+  // Far out, an island's ships as one ship and a number per colour, in a row
+  // under its points (shown only when the view is wide).
+  drawCounts(view) {
+    const islands = new Map();
+    for (const entry of view?.beaches ?? []) {
+      const key = hexOf(entry.beach).join(",");
+      const counts = islands.get(key) ?? new Map();
+      for (const value of entry.colours ?? []) counts.set(colourName(value), (counts.get(colourName(value)) ?? 0) + 1);
+      islands.set(key, counts);
+    }
+    for (const [key, counts] of islands) {
+      const label = this.labelOf.get(key);
+      if (!label || !counts.size) continue;
+      const g = el("g", { class: "counts", "data-hex": key, "data-testid": "counts" }, label);
+      [...counts].forEach(([colour, n], i) => {
+        const x = (i - (counts.size - 1) / 2) * 28;
+        el("rect", { x: x - 13, y: 22, width: 26, height: 18, rx: 4, class: "count-bg" }, g);
+        shipPath(colour, x - 5, 31, 5, g);
+        const text = el("text", { x: x + 6, y: 31, class: "count-number" }, g);
+        text.textContent = String(n);
+      });
+    }
   }
 
   // A ship that the choice being made would place: drawn after the beach's ships.
@@ -291,11 +308,11 @@ export class Board {
     const [q, r] = hexOf(royal.island);
     const c = centre(q, r);
     const colour = colourName(royal.colour);
-    // Under the island's name, growing with it: who holds it reads from afar.
+    // Over the island's name, growing with it: who holds it reads from afar.
     const g = el("g", { class: "royal", "data-testid": "royal", "data-colour": colour },
-      growing(c.x, c.y, this.layers.labels));
-    el("path", { d: "M-16,18h32v9q0,16-16,21q-16,-5-16,-21z", fill: FILL[colour], class: "mask" }, g);
-    shipPath(colour, 0, 30, 5, g, { class: "mask-mark" });
+      this.labelOf.get(`${q},${r}`) ?? growing(c.x, c.y, this.layers.labels));
+    el("path", { d: "M-14,-54h28v8q0,14-14,18q-14,-4-14,-18z", fill: FILL[colour], class: "mask" }, g);
+    shipPath(colour, 0, -44, 4.5, g, { class: "mask-mark" });
     const title = el("title", {}, g);
     title.textContent = t("board.royal", { player: player(royal.colour) });
   }
@@ -466,6 +483,7 @@ export class Board {
   animate(events, speed = 1, done = () => {}) {
     const points = [];
     const route = entryHexes({ events }).map((x) => x.join(","));
+    let from = "";
     let group = [];
     let failed = false;
     for (const event of events ?? []) {
@@ -475,6 +493,7 @@ export class Board {
         const [q, r] = hexOf(e.beach);
         // The whole beach sailed (R6): its ships are at sea, not on it.
         const key = `${q},${r},${e.beach.index ?? 0}`;
+        from = key;
         for (const node of this.svg.querySelectorAll(`[data-beach="${key}"]`)) node.classList.add("sailing");
         group = (e.group ?? []).map(colourName);
         points.push(polar(centre(q, r), 0, 0), towards(q, r, e.dir ?? 0));
@@ -509,7 +528,7 @@ export class Board {
     }
     const layer = this.layers.voyage;
     layer.querySelectorAll("[data-testid=voyage]").forEach((n) => n.remove());
-    const g = el("g", { class: `voyage${failed ? " failed" : ""}`, "data-testid": "voyage", "data-route": route.join(" ") }, layer);
+    const g = el("g", { class: `voyage${failed ? " failed" : ""}`, "data-testid": "voyage", "data-route": route.join(" "), "data-from": from }, layer);
     group.forEach((colour, i) => shipPath(colour, (i - (group.length - 1) / 2) * 12, 0, 5.5, g));
     const lengths = [0];
     for (let i = 1; i < points.length; i += 1) {
@@ -624,7 +643,8 @@ export class Board {
 
   zoom(factor, at = null) {
     const p = at ?? { x: this.box.x + this.box.w / 2, y: this.box.y + this.box.h / 2 };
-    const w = Math.min(Math.max(this.box.w * factor, 150), 6000);
+    // No closer than a hex, no farther than half again the whole board.
+    const w = Math.min(Math.max(this.box.w * factor, 150), Math.max(this.wholeBox().w * 1.5, 1200));
     const f = w / this.box.w;
     this.camera.hold();
     this.moveTo({ x: p.x - (p.x - this.box.x) * f, y: p.y - (p.y - this.box.y) * f, w, h: this.box.h * f }, 0);

@@ -96,14 +96,14 @@ function royal(action, view, me) {
 function voyage(path, view) {
   if (!path) return [];
   const { end, colours } = path;
-  if (end.kind === "fails") return [tn("consequence.voyage_fails", colours, { danger: end.danger })];
   const most = Math.max(0, ...path.steps.map((s) => s.danger));
-  const lines = [most
-    ? tn("consequence.voyage_passes", colours, { danger: most })
-    : tn("consequence.voyage_colours", colours)];
+  const lines = [];
+  if (end.kind === "fails") lines.push(tn("consequence.voyage_fails", colours, { danger: end.danger }));
+  else if (most) lines.push(tn("consequence.voyage_passes", colours, { danger: most }));
+  else lines.push(tn("consequence.voyage_colours", colours));
   if (end.kind === "island") lines.push(t("consequence.voyage_lands", { island: islandAt(view, end.at) }));
   else if (end.kind === "royal") lines.push(t("consequence.voyage_royal", { island: islandAt(view, end.at) }));
-  else lines.push(t("consequence.voyage_draws"));
+  else if (end.kind === "open") lines.push(t("consequence.voyage_draws"));
   if (path.steps.length) lines.push(t("consequence.path_legend"));
   return lines;
 }

@@ -278,12 +278,15 @@ export class GamePage {
     }
   }
 
-  // The entries since this player's last decision (or since the game began).
+  // The others' entries since this player's last decision before them (or since
+  // the game began): what happened while this player waited.
   lastRound() {
     const items = this.chronicle.items;
-    let i = items.length;
+    let end = items.length;
+    while (end > 0 && this.isOwn(items[end - 1].entry)) end -= 1;
+    let i = end;
     while (i > 0 && !this.isOwn(items[i - 1].entry)) i -= 1;
-    return items.slice(i).filter((item) => item.entry.action_applied);
+    return items.slice(i, end).filter((item) => item.entry.action_applied);
   }
 
   // Play the last round again, from the board before it, then back to now.
@@ -615,7 +618,7 @@ export class GamePage {
       this.playback.replaceChildren(h("label", {}, t("playback.speed"), " ", this.speedSelect), this.skipButton, this.againButton);
     }
     const waiting = this.queue.length + (this.playing ? 1 : 0);
-    this.againButton.hidden = Boolean(waiting) || !this.seat || !this.lastRound().length;
+    this.againButton.hidden = Boolean(waiting) || !this.seat || this.game?.state !== "GAME_STATE_ACTIVE" || !this.lastRound().length;
     this.skipButton.hidden = !waiting;
     this.skipButton.textContent = waiting ? tn("playback.skip", waiting) : "";
   }

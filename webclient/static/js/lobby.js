@@ -172,10 +172,11 @@ export class LobbyPage {
     const names = Object.fromEntries((game.seats ?? []).map((s) => [colourName(s.colour), s.display_name]));
     const winners = (game.results ?? []).filter((r) => r.rank === 1).map((r) => {
       const c = colourName(r.colour);
-      return `${names[c] || td(`colour.${c}`)} (${tn("board.points", r.points)})`;
+      return `${names[c] || td(`player.${c}`)} (${tn("board.points", r.points)})`;
     });
     return h("tr", { testid: "finished-game", "data-game": id },
-      h("td", {}, h("a", { href: `/games/${id}`, testid: "game-link" }, game.settings?.display_name || id)),
+      h("td", { class: "name-cell" }, h("a", { class: "who", href: `/games/${id}`, testid: "game-link",
+        title: game.settings?.display_name || id }, game.settings?.display_name || id)),
       h("td", { testid: "winner" }, conjunction(winners)),
       h("td", {}, h("a", { href: `/games/${id}?replay=1`, testid: "replay-link" }, t("lobby.replay"))));
   }
