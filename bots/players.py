@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from engine import Action, Game
+from engine import STACK_TILES, Action, Game
 from engine.playout import SplitMix64
 
-from .evaluate import DEFAULT, Weights, evaluate
+from .evaluate import DEFAULT, EXPERT, Weights, evaluate
 from .public import PublicRecord
 
 _TURN = "turn"
@@ -26,6 +26,10 @@ _SETUP = "setup"
 _TURN_ACTS = frozenset({"setup", "expand", "royal", "settle", "tonga", "single"})
 #: Follow-up decisions in one turn after which a searching bot answers at random.
 STALL = 40
+#: Rounds without a tile drawn after which every bot draws one in its turn (see :func:`impatient`).
+PATIENCE = 3
+#: What an option that goes round in circles is worth less than any other.
+CIRCLE = 1000.0
 
 
 class Bot(Protocol):
@@ -72,13 +76,61 @@ def turn_length(record: PublicRecord) -> int:
     return n
 
 
+def impatient(record: PublicRecord) -> bool:
+    """Whether the pending turn must draw a tile: :data:`PATIENCE` rounds went by without one.
+
+    Nothing in the rules pushes a game towards its end: the evaluation may
+    find expanding and emigrating round the same islands better than drawing,
+    turn after turn, for ever. So a bot never chooses a turn that ends in a
+    position a turn already began in since the last draw (unless every option
+    does), and once :data:`PATIENCE` rounds have gone by without a draw, it
+    chooses only among turns that draw a tile (settling, R10, always does).
+    A game of bots therefore draws a tile at least every ``PATIENCE`` rounds
+    and one turn, and ends after at most 31 such spells.
+    """
+    return record.kind == _TURN and record.quiet_turns > PATIENCE * len(record.seats)
+
+
+def turn_bound(seats: int) -> int:
+    """Turns a game of bots with ``seats`` seats takes at most (see :func:`impatient`).
+
+    Each of the 31 stack tiles is drawn within ``PATIENCE`` rounds and one turn
+    of the one before (the game ends when one kind runs out, before that).
+    """
+    return len(STACK_TILES) * (PATIENCE * seats + 1)
+
+
+def turns_taken(actions: Sequence[Action]) -> int:
+    """Turns begun in ``actions`` (set-up placements are not turns)."""
+    return sum(1 for a in actions if a["act"] in _TURN_ACTS and a["act"] != _SETUP)
+
+
+def _settle(options: tuple[Action, ...]) -> int:
+    return next(i for i, o in enumerate(options) if o["act"] == "settle")
+
+
+def circles(record: PublicRecord, before: Game, after: Game) -> bool:
+    """Whether a turn played from ``before`` to ``after`` goes round in circles.
+
+    It does if it drew no tile and either ends in a position a turn already
+    began in since the last draw, or the bot is :func:`impatient`.
+    """
+    if after.over or len(after.stack_remaining) != len(before.stack_remaining):
+        return False
+    if impatient(record):
+        return True
+    return after.decision_kind == _TURN and record.seen(after.position())
+
+
 class RandomBot:
-    """Uniform over the options."""
+    """Uniform over the options; settles (R10) once :func:`impatient`."""
 
     name = "random"
 
     def choose(self, record: PublicRecord, rng: SplitMix64) -> Action:
         options = _check(record)
+        if impatient(record):
+            return options[_settle(options)]
         return options[rng.below(len(options))] if len(options) > 1 else options[0]
 
 
@@ -140,15 +192,21 @@ class GreedyBot:
     cap: int = 30  #: follow-up decisions played per turn at most
     weights: Weights = DEFAULT
     name: str = "greedy"
+    #: How a future is sampled from what the seat knows (a test-only bot sees the stack).
+    sample: Callable[[PublicRecord, SplitMix64], Game] = PublicRecord.sample
 
     def values(
         self, record: PublicRecord, rng: SplitMix64, indices: list[int] | None = None
     ) -> dict[int, float]:
         """The mean evaluation of each option (or of ``indices``) after the whole turn."""
         me = record.viewer
-        games = [record.sample(rng) for _ in range(self.samples)]
+        games = [self.sample(record, rng) for _ in range(self.samples)]
         n = len(record.options())
         chosen = indices if indices is not None else _pick(n, self.max_options, rng)
+        if record.kind == _TURN and indices is None:
+            settle = _settle(record.options())
+            if settle not in chosen:
+                chosen = sorted([*chosen, settle])
         values: dict[int, float] = {}
         for i in chosen:
             total = 0.0
@@ -157,6 +215,8 @@ class GreedyBot:
                 trial.apply_option(i)
                 finish_turn(trial, me, rng, weights=self.weights, width=self.width, cap=self.cap)
                 total += evaluate(trial, me, self.weights)
+                if record.kind == _TURN and circles(record, game, trial):
+                    total -= CIRCLE
             values[i] = total / len(games)
         return values
 
@@ -212,6 +272,7 @@ class StrongBot:
     weights: Weights = DEFAULT
     name: str = "strong"
     clock: Callable[[], float] = time.process_time
+    sample: Callable[[PublicRecord, SplitMix64], Game] = PublicRecord.sample
 
     def choose(self, record: PublicRecord, rng: SplitMix64) -> Action:
         quick = _without_search(record, rng)
@@ -219,9 +280,13 @@ class StrongBot:
             return quick
         options = record.options()
         start = self.clock()
-        greedy = GreedyBot(samples=self.prior_samples, width=self.width, weights=self.weights)
+        greedy = GreedyBot(
+            samples=self.prior_samples, width=self.width, weights=self.weights, sample=self.sample
+        )
         prior = greedy.values(record, rng)
         race = sorted(prior, key=lambda i: (-prior[i], i))[: self.candidates]
+        # An option that went round in circles on some sampled stack never races.
+        race = [i for i in race if prior[i] > max(prior.values()) - CIRCLE / 2] or race
         if len(race) == 1:
             return options[race[0]]
         me = record.viewer
@@ -238,7 +303,7 @@ class StrongBot:
             stack_seed = rng.next()
             playout_seed = rng.next()
             for candidate in race:
-                game = record.sample(SplitMix64(stack_seed))
+                game = self.sample(record, SplitMix64(stack_seed))
                 history[candidate].append(
                     self._playout(game, candidate, me, SplitMix64(playout_seed))
                 )
@@ -315,15 +380,53 @@ class StrongBot:
         return best
 
 
+@dataclass
+class ExpertBot(StrongBot):
+    """The strong bot's search with a larger budget and a wider race.
+
+    Up to 1 CPU second a decision; 8 candidates ranked on 3 sampled stacks race
+    by sequential halving (three phases: 8, 4, then the best 2), so a larger
+    budget buys more sampled futures for every candidate still in the race and
+    the strength grows with it. Its evaluation weights are the ``expert`` set
+    of ``bots/weights.json``.
+    """
+
+    budget: float = 1.0
+    candidates: int = 8
+    prior_samples: int = 3
+    decisive: float = 3.0
+    weights: Weights = EXPERT
+    name: str = "expert"
+
+
+def oracle(stack: Sequence[str]) -> ExpertBot:
+    """An expert that knows the stack order: for tournaments only, never for a seat.
+
+    Every future it searches is the real one (``stack`` is the game's whole
+    stack, top first), so its margin over the expert measures what the hidden
+    order costs.
+    """
+    full = tuple(stack)
+
+    def real(record: PublicRecord, rng: SplitMix64) -> Game:
+        return record.with_rest(full[len(record.drawn) :])
+
+    return ExpertBot(name="oracle", sample=real)
+
+
 BOTS: dict[str, Callable[[], Bot]] = {
     "random": RandomBot,
     "greedy": GreedyBot,
     "strong": StrongBot,
+    "expert": ExpertBot,
 }
+
+#: The levels a server seat may be played by, weakest first.
+LEVELS = tuple(BOTS)
 
 
 def make_bot(name: str, **settings: float) -> Bot:
-    """A bot by name: ``random``, ``greedy`` or ``strong`` (settings as keyword arguments)."""
+    """A bot by name: ``random``, ``greedy``, ``strong`` or ``expert`` (settings as keywords)."""
     if name not in BOTS:
         raise ValueError(f"unknown bot {name!r}; known: {', '.join(BOTS)}")
     factory: Callable[..., Bot] = BOTS[name]

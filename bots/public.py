@@ -32,6 +32,8 @@ class PublicRecord:
     drawn: tuple[str, ...]
     viewer: str
     _base: Game = field(init=False, repr=False, compare=False)
+    _quiet: int = field(init=False, repr=False, compare=False)
+    _seen: frozenset[tuple[object, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.viewer not in self.seats:
@@ -43,11 +45,24 @@ class PublicRecord:
         # Any order of the tiles left gives the same past; the sorted one is used
         # so that this object never holds an order nobody may know.
         stack = [*self.drawn, *sorted(t for t, n in left.items() if n)]
-        base = Game.from_record(
-            {"seats": list(self.seats), "stack": stack, "actions": list(self.actions)},
-            checked=False,
-        )
+        base = Game.new(list(self.seats), stack)
+        # Replayed as Game.from_record(checked=False) would, noting the turns
+        # since the last tile was drawn and the positions they began in.
+        tiles_left = sum(base.stack_counts.values())
+        quiet = 0
+        seen: set[tuple[object, ...]] = set()
+        for action in self.actions:
+            base.apply_unchecked(action)
+            left_now = sum(base.stack_counts.values())
+            if left_now != tiles_left:
+                tiles_left, quiet = left_now, 0
+                seen.clear()
+            if base.decision_kind == "turn":
+                quiet += 1
+                seen.add(base.position())
         object.__setattr__(self, "_base", base)
+        object.__setattr__(self, "_quiet", quiet)
+        object.__setattr__(self, "_seen", frozenset(seen))
 
     @classmethod
     def from_game(cls, game: Game, viewer: str) -> PublicRecord:
@@ -98,9 +113,22 @@ class PublicRecord:
         """The kind of the pending decision."""
         return self._base.decision_kind
 
+    @property
+    def quiet_turns(self) -> int:
+        """Turns begun since a tile was last drawn (the pending one included, if a turn)."""
+        return self._quiet
+
+    def seen(self, position: tuple[object, ...]) -> bool:
+        """Whether a turn began in ``position`` (:meth:`Game.position`) since the last draw."""
+        return position in self._seen
+
     def options(self) -> tuple[Action, ...]:
         """The options of the pending decision (they never depend on the stack order)."""
         return self._base.options()
+
+    def with_rest(self, rest: Sequence[str]) -> Game:
+        """A game with this past whose stack from now on is ``rest`` (top first)."""
+        return with_stack(self._base, rest)
 
     def sample(self, rng: SplitMix64) -> Game:
         """A game with this past and the tiles left in an order drawn from ``rng``."""

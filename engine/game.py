@@ -250,6 +250,25 @@ class Game:
             return {"island": _hex(self._island)}
         return {}
 
+    def position(self) -> tuple[Any, ...]:
+        """Where everything stands now and whose decision of what kind is pending, hashable.
+
+        Two moments of one game with equal positions and the same tiles drawn
+        have the same options and the same futures. Bots use it to notice a
+        game going round in circles without drawing a tile.
+        """
+        return (
+            self._active,
+            self._kind,
+            len(self._draw_pile),
+            len(self._tiles),
+            tuple(sorted(self._ships.items())),
+            tuple(sorted(self._royal.items())),
+            tuple(self._supply.values()),
+            tuple(self._founded.values()),
+            len(self._at_sea),
+        )
+
     def supply(self, colour: str) -> int:
         """Ships of ``colour`` in supply."""
         return self._supply[colour]

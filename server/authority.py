@@ -185,6 +185,8 @@ class Authority:
         self._run: list[tuple[int, bytes, str | None, str | None]] | None = None
         #: The last entry if it is an accepted action, with its events (for take-backs).
         self._last_action: tuple[Acted, list[dict[str, Any]]] | None = None
+        #: When it was applied here (monotonic seconds).
+        self._last_action_at = 0.0
         self.autoplay = Autoplay(self, runner) if runner is not None else None
         last = stored.entries[-1].sequence if stored.entries else 0
         keep = max(0, last - limits.resume_window) if keep_after is None else keep_after
@@ -249,7 +251,9 @@ class Authority:
         after: int | None,
         exclude_own: bool = False,
         hold_until_turn: bool = False,
+        *,
         older: Callable[[int, int], Awaitable[list[Frame]]] | None = None,
+        gather: float = 0.0,
     ) -> tuple[bytes, Watcher | None]:
         """What a new watch sends first, and its watcher (None if nothing more will come).
 
@@ -259,7 +263,7 @@ class Authority:
         ``exclude_own``, the entries of actions ``viewer`` submitted are left
         out; with ``hold_until_turn``, new entries wait until one gives
         ``viewer`` the decision (or half the watch buffer is full, or the watch
-        ends).
+        ends); with ``gather`` (seconds), a ready entry waits that long for more.
         """
         skip = viewer if exclude_own else None
         async with self._lock:
@@ -287,7 +291,7 @@ class Authority:
             if self.state == FINISHED:
                 return first, None
             hold_for = viewer if hold_until_turn else None
-            return first, self.hub.subscribe(self.sequence, skip, hold_for)
+            return first, self.hub.subscribe(self.sequence, skip, hold_for, gather)
 
     def record(self) -> dict[str, Any]:
         """The record of the finished game (stack included)."""
@@ -296,6 +300,17 @@ class Authority:
                 ServerReason.GAME_NOT_FINISHED, "the record is public once the game is over"
             )
         return self.game.record()
+
+    def undoable_since(self, sequence: int) -> float | None:
+        """When the entry at ``sequence`` was applied here (monotonic seconds), if it is
+        the last entry and a person's decision its seat may still take back (R: TakeBack)."""
+        last = self._last_action
+        if last is None or sequence != self.sequence or self.state != ACTIVE:
+            return None
+        acted, events = last
+        if not acted.request or any(e["kind"] == "tile_placed" for e in events):
+            return None
+        return self._last_action_at
 
     async def pending_bot(self) -> tuple[int, str, str, PublicRecord] | None:
         """The decision a bot seat is to take now: sequence, seat, level, what it may know."""
@@ -472,6 +487,7 @@ class Authority:
             entry = Acted(colour, self.game.actions[-1], request_id)
             self._token_change = Tokens()
             self._last_action = (entry, events)
+            self._last_action_at = time.monotonic()
             frame = await self._commit(entry, self._acted(entry, events, None))
             return convert.reply_of(frame)
 
@@ -596,6 +612,7 @@ class Authority:
             assert self.game is not None
             events = self.game.apply_unchecked(entry.action)
             self._last_action = (entry, events)
+            self._last_action_at = time.monotonic()
             return self._acted(entry, events, frame)
         if isinstance(entry, TakenBack):
             return self._taken_back(entry, frame)

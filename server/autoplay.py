@@ -37,6 +37,12 @@ class Autoplay:
         #: Bot decisions accepted, and refused (a refusal would be a bug).
         self.bot_moves = 0
         self.bot_refusals = 0
+        #: Turns begun since a tile was last drawn, and the tiles left then.
+        self._quiet_turns = 0
+        self._tiles_left = -1
+        self._counted = -1  # the sequence last counted
+        #: Set once the bots of a game that stopped progressing were stopped.
+        self.stalled = False
 
     @property
     def busy(self) -> bool:
@@ -94,31 +100,72 @@ class Autoplay:
         task.add_done_callback(_consume)
         task.add_done_callback(self._tasks.discard)
 
+    def _stalls(self, sequence: int) -> bool:
+        """Count turns without a draw; True once a game of bots only has gone too long.
+
+        Called once per bot decision, before it is thought about; a turn is
+        counted when its first decision is pending.
+        """
+        game = self._game
+        engine = game.game
+        assert engine is not None
+        tiles = sum(engine.stack_counts.values())
+        if tiles != self._tiles_left:
+            self._tiles_left, self._quiet_turns = tiles, 0
+        if engine.decision_kind == "turn" and sequence != self._counted:
+            self._quiet_turns += 1
+        self._counted = sequence
+        limit = self._runner.config.stall_rounds
+        bots_only = all(c in game.seats.bots for c in game.seats.colours)
+        if not limit or not bots_only or self._quiet_turns <= limit * len(engine.seats):
+            return False
+        self.stalled = True
+        log.warning(
+            "game stalled: its bots are stopped",
+            extra={
+                "game": game.id,
+                "reason": ServerReason.GAME_STALLED.value,
+                "rounds": limit,
+                "sequence": sequence,
+            },
+        )
+        return True
+
     async def _play_bots(self) -> None:
         """Play every pending decision of a bot seat, through the same path as anyone's."""
         game = self._game
-        budget = self._runner.config.strong_budget
         # People follow the game: a bot's move comes no sooner than `pace` after the last.
         people = any(c not in game.settings.get("bots", {}) for c in game.seats.colours)
         pace = self._runner.config.pace if people else 0.0
+        undo_window = self._runner.config.undo_window
         while not self._stopped:
             pending = await game.pending_bot()
             if pending is None:
                 return
             sequence, player, level, record = pending
+            if self._stalls(sequence):
+                self._stopped = True
+                return
             job = Job(
                 level=level,
-                budget=budget,
+                budget=self._runner.config.budget(level, pace),
                 seats=record.seats,
                 actions=record.actions,
                 drawn=record.drawn,
                 viewer=player,
-                seed=seed_of(game.id, sequence),
+                # A tutorial's bot plays the same game against the same moves.
+                seed=seed_of(game.settings.get("tutorial") or game.id, sequence),
             )
             try:
-                began = asyncio.get_running_loop().time()
+                began = time.monotonic()
                 action = await self._runner.think(job)
-                wait = pace - (asyncio.get_running_loop().time() - began)
+                wait = pace - (time.monotonic() - began)
+                # A person's decision the bot answers may still be taken back: the
+                # bot holds its answer for the undo window (a take-back meanwhile
+                # makes the answer stale, and the bot thinks again when its turn is back).
+                since = game.undoable_since(sequence)
+                if since is not None:
+                    wait = max(wait, since + undo_window - time.monotonic())
                 if wait > 0:
                     await asyncio.sleep(wait)
                 await game.submit(player, sequence, "", action)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from bots import PublicRecord, make_bot
 from engine.playout import SplitMix64
+from server import lifeline
 
 if TYPE_CHECKING:
     from server.metrics import Metrics
@@ -47,7 +48,9 @@ class BotConfig:
     """How server-side bots think."""
 
     #: CPU seconds per decision of a strong bot.
-    strong_budget: float = 1.0
+    strong_budget: float = 0.1
+    #: CPU seconds per decision of an expert bot, at most (see :meth:`budget`).
+    expert_budget: float = 1.0
     #: Decisions searched at once (worker processes, or threads).
     workers: int = 2
     #: Think in separate (spawned) processes; False: in threads of the server's
@@ -56,6 +59,27 @@ class BotConfig:
     #: Seconds a bot waits (thinking included) before it acts in a game with a
     #: person's seat, so that people can follow; games of bots only never wait.
     pace: float = 0.0
+    #: Seconds a bot holds its answer after a person's decision that may still be
+    #: taken back (no tile drawn), so that the person can undo it (0: no hold).
+    #: Bounded: once it has passed the bot answers, so a game never stalls.
+    undo_window: float = 0.0
+    #: Rounds a game of bots only may go without drawing a tile; then its bots
+    #: stop (reason GAME_STALLED, logged). The bots themselves draw at least
+    #: every ``bots.players.PATIENCE`` rounds, so this only catches a defect.
+    #: Games with a person's seat are never stopped: their bots draw too, and
+    #: people play at their own pace under the turn clock. 0: no limit.
+    stall_rounds: int = 30
+
+    def budget(self, level: str, pace: float) -> float:
+        """CPU seconds a bot of ``level`` may think for one decision.
+
+        With a person at the table (``pace`` > 0) a bot never thinks longer
+        than the pace it waits anyway: its thinking is hidden in the pace, and
+        a person never waits for it beyond that (an expert at the default pace
+        of 0.8 s thinks 0.8 s, not 1 s). Games of bots only think the full budget.
+        """
+        budget = self.expert_budget if level == "expert" else self.strong_budget
+        return min(budget, pace) if pace > 0 else budget
 
 
 def seed_of(game: str, sequence: int) -> int:
@@ -80,18 +104,15 @@ class Job:
 def think(job: Job) -> Any:
     """The option the bot picks for ``job.viewer`` from the public record."""
     record = PublicRecord(job.seats, job.actions, job.drawn, job.viewer)
-    settings: dict[str, float] = {"budget": job.budget} if job.level == "strong" else {}
+    searching = job.level in ("strong", "expert")
+    settings: dict[str, float] = {"budget": job.budget} if searching else {}
     return make_bot(job.level, **settings).choose(record, SplitMix64(job.seed))
 
 
-#: How much lower the bot workers' scheduling priority is than the server's.
+#: How much lower the bot workers' scheduling priority is than the server's: on a
+#: busy machine the server's process (people's games) gets the processor first
+#: and bots search with what is left.
 WORKER_NICENESS = 15
-
-
-def _yield_to_the_server() -> None:
-    """Run a bot worker at a lower priority: on a busy machine the server's process
-    (people's games) gets the processor first and bots search with what is left."""
-    os.nice(WORKER_NICENESS)
 
 
 class BotRunner:
@@ -112,7 +133,9 @@ class BotRunner:
             return concurrent.futures.ProcessPoolExecutor(
                 self.config.workers,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=_yield_to_the_server,
+                # Workers end with this process, however it ends (see server.lifeline).
+                initializer=lifeline.worker_start,
+                initargs=(os.getpid(), WORKER_NICENESS),
             )
         return concurrent.futures.ThreadPoolExecutor(self.config.workers, thread_name_prefix="bot")
 

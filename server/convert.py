@@ -39,6 +39,7 @@ LEVEL: dict[str, pb.BotLevel.ValueType] = {
     "random": pb.BOT_LEVEL_RANDOM,
     "greedy": pb.BOT_LEVEL_GREEDY,
     "strong": pb.BOT_LEVEL_STRONG,
+    "expert": pb.BOT_LEVEL_EXPERT,
 }
 LEVEL_NAME: dict[int, str] = {v: k for k, v in LEVEL.items()}
 
@@ -454,6 +455,7 @@ def settings_to_proto(settings: Mapping[str, Json]) -> pb.GameSettings:
         timeout_bot=LEVEL.get(settings.get("timeout_bot") or "", pb.BOT_LEVEL_UNSPECIFIED),
         leave_bot=LEVEL.get(settings.get("leave_bot") or "", pb.BOT_LEVEL_UNSPECIFIED),
         max_turn_decisions=int(settings.get("max_turn_decisions") or 0),
+        tutorial=str(settings.get("tutorial") or ""),
     )
 
 

@@ -63,6 +63,10 @@ class ServerReason(StrEnum):
     #: The node that plays the game could not be reached; retry shortly (another
     #: node takes the game over once its owner's lease runs out).
     NODE_UNAVAILABLE = "NODE_UNAVAILABLE"
+    #: The change reached the database but its answer was lost (the connection
+    #: broke at commit): it may or may not be applied. Retry with the same request
+    #: id: the retry returns the entry if it was written, else applies it.
+    OUTCOME_UNKNOWN = "OUTCOME_UNKNOWN"
     #: The request is larger than its method accepts (``limit`` says how large).
     REQUEST_TOO_LARGE = "REQUEST_TOO_LARGE"
     #: The call sent more than one ``authorization`` header: send exactly one.
@@ -86,6 +90,9 @@ class ServerReason(StrEnum):
     UNKNOWN_PHRASE = "UNKNOWN_PHRASE"
     #: SendMessage: the game holds as many quick messages as it may (``limit``).
     MESSAGE_LIMIT = "MESSAGE_LIMIT"
+    #: A game of bots only drew no tile for ``BotConfig.stall_rounds`` rounds: its
+    #: bots were stopped (logged with this code; the game stays as it was).
+    GAME_STALLED = "GAME_STALLED"
 
 
 _CODES: dict[str, grpc.StatusCode] = {
@@ -102,11 +109,13 @@ _CODES: dict[str, grpc.StatusCode] = {
     ServerReason.SEATS_OPEN: grpc.StatusCode.FAILED_PRECONDITION,
     ServerReason.GAME_NOT_FINISHED: grpc.StatusCode.FAILED_PRECONDITION,
     ServerReason.STALE_SEQUENCE: grpc.StatusCode.ABORTED,
+    ServerReason.GAME_STALLED: grpc.StatusCode.FAILED_PRECONDITION,
     ServerReason.SEQUENCE_OUT_OF_RANGE: grpc.StatusCode.INVALID_ARGUMENT,
     ServerReason.WATCH_LAGGING: grpc.StatusCode.ABORTED,
     ServerReason.SHUTTING_DOWN: grpc.StatusCode.UNAVAILABLE,
     ServerReason.GAME_MOVED: grpc.StatusCode.UNAVAILABLE,
     ServerReason.NODE_UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
+    ServerReason.OUTCOME_UNKNOWN: grpc.StatusCode.UNAVAILABLE,
     ServerReason.REQUEST_TOO_LARGE: grpc.StatusCode.INVALID_ARGUMENT,
     ServerReason.AUTHORIZATION_REPEATED: grpc.StatusCode.INVALID_ARGUMENT,
     ServerReason.RATE_LIMITED: grpc.StatusCode.RESOURCE_EXHAUSTED,

@@ -216,6 +216,11 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     def howto() -> str:
         return render_template("howto.html", page="howto", game="")
 
+    @app.get("/learn")
+    def learn() -> str:
+        """The tutorial: what it teaches, and the button that starts its game."""
+        return render_template("learn.html", page="learn", game="")
+
     @app.after_request
     def headers(response: Response) -> Response:
         route = request.url_rule.rule if request.url_rule is not None else "unmatched"

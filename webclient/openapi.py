@@ -56,8 +56,9 @@ TEXT: dict[str, tuple[str, str]] = {
         "Create a game",
         "Seats are 2 to 6 distinct colours in seat order; seat 0 starts. Settings are"
         " optional: a display name, `auto_start`, bot seats, a turn clock, the bot that"
-        " takes over, and a `webhook_url` (see docs/embedding.md). No token needed; the"
-        " answer's `game.name` is `games/{game}`.",
+        " takes over, and a `webhook_url` (see docs/embedding.md); or a `tutorial` by name"
+        " (`first_game`), which sets the seats, bots and a fixed stack and is never listed."
+        " No token needed; the answer's `game.name` is `games/{game}`.",
     ),
     "ListGames": (
         "List games",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import random
 import subprocess
@@ -12,6 +13,7 @@ import time
 from pathlib import Path
 
 import grpc
+import pytest
 from server_harness import (
     COLOURS,
     Seen,
@@ -27,9 +29,11 @@ from server_harness import (
 
 from engine import Game
 from server import convert
-from server.authority import Limits
+from server.authority import Authority, Limits
+from server.botseats import BotConfig
 from server.gen.tongiaki.v1 import game_pb2 as pb
 from server.gen.tongiaki.v1 import game_service_pb2 as spb
+from server.storage.base import ACTIVE
 
 YELLOW, ORANGE, RED = COLOURS[:3]
 #: Every entry stays replayable, so a watch after_sequence=0 sees the whole log.
@@ -450,3 +454,99 @@ def test_a_turn_too_long_is_taken_over(tmp_path: Path) -> None:
             await replays_to_the_same_end(stub, name)
 
     asyncio.run(main())
+
+
+def test_a_game_of_bots_that_stops_drawing_is_stopped(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A bots-only game without a draw for ``stall_rounds`` rounds: its bots stop, logged.
+
+    With a limit of one round, most games of six random bots go more than six
+    turns without a draw at some point; a game with a person's seat never stops.
+    """
+
+    async def main() -> None:
+        bots = BotConfig(strong_budget=0.05, stall_rounds=1)
+        async with running(tmp_path, WHOLE_LOG, bots=bots) as (server, stub, _channel):
+            names = []
+            for _ in range(4):
+                created = await stub.CreateGame(
+                    spb.CreateGameRequest(
+                        seats=COLOURS[:6], settings=bot_settings(*[pb.BOT_LEVEL_RANDOM] * 6)
+                    )
+                )
+                names.append(created.game.name)
+            person = await stub.CreateGame(
+                spb.CreateGameRequest(
+                    seats=[YELLOW, RED], settings=bot_settings(pb.BOT_LEVEL_RANDOM)
+                )
+            )
+            joined = await stub.JoinGame(spb.JoinGameRequest(name=person.game.name, colour=RED))
+            await stub.StartGame(
+                spb.StartGameRequest(name=person.game.name), metadata=auth(joined.seat_token)
+            )
+            await play_seat(stub, person.game.name, RED, joined.seat_token, random_chooser(3))
+            got = await stub.GetGame(spb.GetGameRequest(name=person.game.name))
+            assert got.snapshot.game.state == pb.GAME_STATE_FINISHED
+
+            async def settled(name: str) -> Authority:
+                while True:
+                    authority = await server.registry.find(name)
+                    state = (await stub.GetGame(spb.GetGameRequest(name=name))).snapshot.game
+                    if state.state == pb.GAME_STATE_FINISHED or (
+                        authority.autoplay is not None
+                        and authority.autoplay.stalled
+                        and not authority.busy
+                    ):
+                        return authority
+                    await asyncio.sleep(0.05)
+
+            stopped = 0
+            for name in names:
+                authority = await asyncio.wait_for(settled(name), 120)
+                if authority.state == ACTIVE:
+                    stopped += 1
+                    sequence = authority.sequence
+                    engine = authority.game
+                    assert engine is not None and not engine.over
+                    await asyncio.sleep(0.3)  # nothing more comes
+                    assert authority.sequence == sequence
+                    assert authority.bot_refusals == 0
+            assert stopped > 0
+            reasons = [getattr(r, "reason", None) for r in caplog.records]
+            assert reasons.count("GAME_STALLED") == stopped
+
+    caplog.set_level(logging.WARNING, logger="server.autoplay")
+    asyncio.run(main())
+
+
+def test_an_expert_bot_plays_a_seat(tmp_path: Path) -> None:
+    """BOT_LEVEL_EXPERT plays through the same path as every bot (a small budget here)."""
+
+    async def main() -> None:
+        bots = BotConfig(strong_budget=0.01, expert_budget=0.02)
+        async with running(tmp_path, WHOLE_LOG, bots=bots) as (server, stub, _channel):
+            created = await stub.CreateGame(
+                spb.CreateGameRequest(
+                    seats=COLOURS[:2],
+                    settings=bot_settings(pb.BOT_LEVEL_EXPERT, pb.BOT_LEVEL_GREEDY),
+                )
+            )
+            assert [s.bot for s in created.game.seats] == [
+                pb.BOT_LEVEL_EXPERT,
+                pb.BOT_LEVEL_GREEDY,
+            ]
+            name = created.game.name
+            entries = await asyncio.wait_for(whole_log(stub, name), 300)
+            offered_only(entries)
+            assert (await server.registry.find(name)).bot_refusals == 0
+            await replays_to_the_same_end(stub, name)
+
+    asyncio.run(main())
+
+
+def test_a_bot_thinks_no_longer_than_the_pace() -> None:
+    config = BotConfig(strong_budget=0.1, expert_budget=1.0)
+    assert config.budget("strong", 0.8) == 0.1
+    assert config.budget("expert", 0.8) == 0.8
+    assert config.budget("expert", 0.0) == 1.0

@@ -19,6 +19,9 @@ const root = document.getElementById("app");
 if (body.dataset.page === "howto") {
   const { HowToPage } = await import("./howto.js");
   new HowToPage(root).start();
+} else if (body.dataset.page === "learn") {
+  const { LearnPage } = await import("./learn.js");
+  new LearnPage(root).start();
 } else if (body.dataset.page === "embed") {
   const { EmbedPage } = await import("./embed.js");
   new EmbedPage(root, body.dataset.game, { seat: body.dataset.seat, origin: body.dataset.origin }).start();

@@ -210,7 +210,9 @@ class _BotLevelEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BotLevel.Val
     BOT_LEVEL_GREEDY: _BotLevel.ValueType  # 2
     """One turn ahead."""
     BOT_LEVEL_STRONG: _BotLevel.ValueType  # 3
-    """Search over sampled stacks (the server sets its time budget)."""
+    """Search over sampled stacks (the server sets its time budget, 0.1 CPU s by default)."""
+    BOT_LEVEL_EXPERT: _BotLevel.ValueType  # 4
+    """A deeper search over sampled stacks (up to 1 CPU s a decision by default)."""
 
 class BotLevel(_BotLevel, metaclass=_BotLevelEnumTypeWrapper):
     """How well a server-side bot plays."""
@@ -222,7 +224,9 @@ BOT_LEVEL_RANDOM: BotLevel.ValueType  # 1
 BOT_LEVEL_GREEDY: BotLevel.ValueType  # 2
 """One turn ahead."""
 BOT_LEVEL_STRONG: BotLevel.ValueType  # 3
-"""Search over sampled stacks (the server sets its time budget)."""
+"""Search over sampled stacks (the server sets its time budget, 0.1 CPU s by default)."""
+BOT_LEVEL_EXPERT: BotLevel.ValueType  # 4
+"""A deeper search over sampled stacks (up to 1 CPU s a decision by default)."""
 Global___BotLevel: _TypeAlias = BotLevel  # noqa: Y015
 
 class _TakeoverReason:
@@ -1748,6 +1752,7 @@ class GameSettings(_message.Message):
     LEAVE_BOT_FIELD_NUMBER: _builtins.int
     MAX_TURN_DECISIONS_FIELD_NUMBER: _builtins.int
     WEBHOOK_URL_FIELD_NUMBER: _builtins.int
+    TUTORIAL_FIELD_NUMBER: _builtins.int
     display_name: _builtins.str
     """A name for lists; free text up to 100 characters."""
     auto_start: _builtins.bool
@@ -1773,6 +1778,14 @@ class GameSettings(_message.Message):
     """A URL the server calls (HTTP POST, JSON, signed) when a seat is to decide
     and when the game ends; it must start with a prefix the operator allowed.
     """
+    tutorial: _builtins.str
+    """A tutorial by name (`first_game`): the game is played on that tutorial's
+    fixed stack (public by design, unlike a real game's secret order), with
+    its seats and bots, and starts when its person sits. Such a game is marked
+    by this field and never listed by ListGames. With it, CreateGame's seats
+    and bots are left out or the tutorial's, `auto_start` is ignored and no
+    other setting but `display_name` is taken; an unknown name is refused.
+    """
     @_builtins.property
     def bots(self) -> _containers.RepeatedCompositeFieldContainer[Global___BotSeat]:
         """Seats played by bots from the start; they count as taken."""
@@ -1788,10 +1801,11 @@ class GameSettings(_message.Message):
         leave_bot: Global___BotLevel.ValueType = ...,
         max_turn_decisions: _builtins.int = ...,
         webhook_url: _builtins.str = ...,
+        tutorial: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["auto_start", b"auto_start", "bots", b"bots", "display_name", b"display_name", "leave_bot", b"leave_bot", "max_turn_decisions", b"max_turn_decisions", "timeout_bot", b"timeout_bot", "turn_timeout_seconds", b"turn_timeout_seconds", "webhook_url", b"webhook_url"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["auto_start", b"auto_start", "bots", b"bots", "display_name", b"display_name", "leave_bot", b"leave_bot", "max_turn_decisions", b"max_turn_decisions", "timeout_bot", b"timeout_bot", "turn_timeout_seconds", b"turn_timeout_seconds", "tutorial", b"tutorial", "webhook_url", b"webhook_url"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
