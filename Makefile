@@ -6,7 +6,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: help install run test pytest lint typecheck bench clean browser postgres proto proto-lint serve load-bench i18n ruby-client
+.PHONY: help install run test pytest lint typecheck bench clean browser axe postgres proto proto-lint serve load-bench i18n ruby-client
 
 help:
 	@echo "make run        start the game server and the web client"
@@ -30,7 +30,7 @@ run: $(STAMP)
 
 test: lint typecheck pytest
 
-pytest: $(STAMP) browser ruby-client postgres
+pytest: $(STAMP) browser ruby-client postgres axe
 	$(PY) -m pytest
 
 # Browser tests drive Debian's Chromium (Playwright's own download is not used).
@@ -41,6 +41,19 @@ browser:
 	@fc-list 2>/dev/null | grep -qi 'Noto Sans CJK' || { \
 		echo "installing Noto CJK fonts for the Japanese screenshots"; \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk) >/dev/null; }
+
+# axe-core, which the browser tests inject into pages to check accessibility:
+# installed from the committed lockfile under tests/webclient (node_modules/).
+AXE := tests/webclient/node_modules/axe-core/axe.min.js
+
+axe: $(AXE)
+
+$(AXE): tests/webclient/package.json tests/webclient/package-lock.json
+	@command -v npm >/dev/null 2>&1 || { \
+		echo "installing Debian's npm for axe-core"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm) >/dev/null; }
+	cd tests/webclient && npm ci --no-audit --no-fund --silent
+	touch $@
 
 # The PostgreSQL tests and benchmarks start a private cluster of their own
 # (tests/pgcluster.py) from Debian's postgresql binaries; no system service is

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 from server import logs, options
-from server.app import EVENT_LOOPS, Config, run, serve
+from server.app import EVENT_LOOPS, AddressTaken, Config, run, serve
 from server.botseats import BotConfig
 from server.webhooks import WebhookConfig, prefixes_from_text
 
@@ -23,7 +23,11 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
     """The configuration, log level and event loop from ``argv`` and the environment."""
     env = os.environ.get
     parser = argparse.ArgumentParser(prog="python -m server", description=__doc__.splitlines()[0])
-    parser.add_argument("--host", default=env("TONGIAKI_HOST", "[::]"))
+    parser.add_argument(
+        "--host",
+        default=env("TONGIAKI_HOST", "127.0.0.1"),
+        help="address to listen on, gRPC and metrics (default this machine only; [::] for all)",
+    )
     parser.add_argument(
         "--port",
         type=int,
@@ -44,7 +48,7 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
     parser.add_argument(
         "--lease",
         type=float,
-        default=float(env("TONGIAKI_LEASE", "5")),
+        default=float(env("TONGIAKI_LEASE", "1.5")),
         help="seconds until other nodes take over this node's games if it stops renewing",
     )
     parser.add_argument(
@@ -89,6 +93,12 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
         type=float,
         default=float(env("TONGIAKI_BOT_PACE", "0.8")),
         help="seconds a bot waits before acting in a game with a person's seat (0: at once)",
+    )
+    parser.add_argument(
+        "--undo-window",
+        type=float,
+        default=float(env("TONGIAKI_UNDO_WINDOW", "6")),
+        help="seconds a bot holds its answer to a person's decision so it can be taken back",
     )
     parser.add_argument(
         "--bot-workers", type=int, default=2, help="threads (or processes) bots think in"
@@ -136,6 +146,7 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
             workers=args.bot_workers,
             processes=not args.bot_threads,
             pace=max(0.0, args.bot_pace),
+            undo_window=max(0.0, args.undo_window),
             stall_rounds=max(0, args.bot_stall_rounds),
         ),
         webhooks=WebhookConfig(allowed_prefixes=tuple(args.webhook_prefix)),
@@ -148,7 +159,10 @@ def main(argv: list[str] | None = None) -> None:
     """Run the server until interrupted."""
     config, level, event_loop = parse(argv)
     logs.configure(level)
-    run(serve(config), event_loop)
+    try:
+        run(serve(config), event_loop)
+    except AddressTaken as taken:
+        raise SystemExit(f"not started: {taken}") from None
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from grpc_reflection.v1alpha import reflection
 from server.authority import Limits
 from server.botseats import BotConfig, BotRunner
 from server.fanout import End
-from server.forward import Forwarder
+from server.forward import NODE_PREFIX, Forwarder
 from server.limits import MAX_MESSAGE_BYTES, ClientLimits, Guard
 from server.metrics import Metrics
 from server.registry import Registry
@@ -50,11 +50,22 @@ SERVER_OPTIONS = [
 ]
 
 
+#: Seconds between looks at the node's health.
+HEALTH_EVERY = 0.1
+#: Seconds between checks that the node's address answers as the node.
+ADDRESS_EVERY = 5.0
+
+
+class AddressTaken(RuntimeError):
+    """Another live node answers at the address this node was to have."""
+
+
 @dataclass(frozen=True)
 class Config:
     """Everything that can be set from the command line or the environment."""
 
-    host: str = "[::]"
+    #: Where to listen: this machine only unless told otherwise ("[::]": everywhere).
+    host: str = "127.0.0.1"
     port: int = 50051
     data_dir: Path = Path("data")
     synchronous: str = "FULL"
@@ -70,11 +81,17 @@ class Config:
     #: Seconds a game nobody plays or watches here stays in memory.
     idle: float = 30.0
     #: Seconds a node's lease on its games lasts without renewal (shared stores).
-    lease: float = 5.0
+    lease: float = 1.5
     #: Per-client limits (new games, open watches).
     clients: ClientLimits = field(default_factory=ClientLimits)
     #: Serve Prometheus metrics on this port (0: a free one); None: not at all.
     metrics_port: int | None = None
+    #: A token ``/metrics`` asks for (``Authorization: Bearer``); None: open to whoever
+    #: reaches the port (which is on ``host``).
+    metrics_token: str | None = None
+    #: The secret nodes vouch for forwarded callers with (None: the one kept in the
+    #: shared database, made at random by the first node).
+    cluster_secret: str | None = None
     #: Serve TLS with this certificate and key; None: plain text.
     tls: TlsFiles | None = None
     #: Seconds an open game that no person joined is kept before it is deleted (0: for ever).
@@ -98,6 +115,7 @@ class RunningServer:
         forwarder: Forwarder,
         metrics: Metrics | None = None,
         metrics_port: int | None = None,
+        address: str = "",
     ) -> None:
         self.metrics = metrics or Metrics()
         #: Where ``/metrics`` is served, if it is.
@@ -109,9 +127,58 @@ class RunningServer:
         self.registry = registry
         self.store = store
         self.health = health
+        #: Why the node is unhealthy now (empty: it serves).
+        self.problems: list[str] = []
+        #: Where other nodes reach this one ("" for a store no other node shares).
+        self.address = address
+        self._checking = asyncio.ensure_future(self._check_health())
+        self._checking_address = asyncio.ensure_future(self._check_address())
+
+    async def _check_address(self) -> None:
+        """Now and then: does this node's address answer as this node? If not (a wrong
+        ``--advertise``), no other node can forward to it: it owns no game until it does."""
+        if not self.address or not self.store.node:
+            return
+        wrong: str | None = None
+        while True:
+            if await self.forwarder.answers_as(self.address, self.store.node):
+                found = None
+            else:
+                found = f"address {self.address} does not answer as this node"
+            if found != wrong:
+                if found:
+                    log.error("wrong address", extra={"address": self.address})
+                else:
+                    log.info("address answers as this node", extra={"address": self.address})
+                self.store.refuse(found)
+                wrong = found
+            await asyncio.sleep(ADDRESS_EVERY)
+
+    async def _check_health(self) -> None:
+        """Keep the health status NOT_SERVING while the node cannot serve its games
+        (a task of its store ended, its lease is not renewed, its address is wrong),
+        and log each change."""
+        while True:
+            problems = self.registry.problems()
+            if problems != self.problems:
+                if problems:
+                    log.error("unhealthy", extra={"problems": problems})
+                else:
+                    log.info("healthy again")
+                status = (
+                    health_pb2.HealthCheckResponse.NOT_SERVING
+                    if problems
+                    else health_pb2.HealthCheckResponse.SERVING
+                )
+                for name in ("", SERVICE):
+                    await self.health.set(name, status)
+                self.problems = problems
+            await asyncio.sleep(HEALTH_EVERY)
 
     async def stop(self, grace: float = 5.0) -> None:
         """Graceful shutdown: stop serving, end watches, finish calls, flush the log."""
+        self._checking.cancel()
+        self._checking_address.cancel()
         await self.health.enter_graceful_shutdown()
         self.registry.close(End.SHUTDOWN)
         await self.server.stop(grace)
@@ -136,11 +203,12 @@ async def start(config: Config) -> RunningServer:
             raise
         port = add_port(server, f"0.0.0.0:{config.port}", config.tls)
     host = config.host if config.host not in ("[::]", "0.0.0.0", "::") else "127.0.0.1"
+    address = config.advertise or f"{host}:{port}"
     store = open_store(
         config.database,
         config.data_dir,
         synchronous=config.synchronous,
-        address=config.advertise or f"{host}:{port}",
+        address=address,
         lease=config.lease,
     )
     await store.start()
@@ -156,7 +224,14 @@ async def start(config: Config) -> RunningServer:
     )
     await registry.start()
     metrics.count_games(lambda: len(registry))
-    forwarder = Forwarder(config.tls.peer_credentials() if config.tls else None)
+    forwarder = Forwarder(
+        config.tls.peer_credentials() if config.tls else None,
+        alive=store.alive,
+        patience=config.lease / 3,
+        secret=config.cluster_secret.encode()
+        if config.cluster_secret
+        else await store.cluster_secret(),
+    )
     service = GameService(registry, Guard(config.clients), metrics)
     server.add_generic_rpc_handlers((generic_handler(service, forwarder),))
     health = HealthServicer()
@@ -177,8 +252,20 @@ async def start(config: Config) -> RunningServer:
             config.metrics_port,
             certfile=str(tls.cert) if tls else None,
             keyfile=str(tls.key) if tls else None,
+            token=config.metrics_token,
         )
+    if store.node:
+        await health.set(NODE_PREFIX + store.node, health_pb2.HealthCheckResponse.SERVING)
     await server.start()
+    if store.shared:
+        try:
+            await _claim(address, store, forwarder)
+        except AddressTaken:
+            await server.stop(0)
+            runner.close()
+            await forwarder.close()
+            await store.stop()
+            raise
     for name in ("", SERVICE):
         await health.set(name, health_pb2.HealthCheckResponse.SERVING)
     log.info(
@@ -205,7 +292,21 @@ async def start(config: Config) -> RunningServer:
         forwarder=forwarder,
         metrics=metrics,
         metrics_port=metrics_port,
+        address=address if store.shared else "",
     )
+
+
+async def _claim(address: str, store: Store, forwarder: Forwarder) -> None:
+    """Take ``address`` among the nodes: refused (AddressTaken) if another live node
+    answers there as itself; nodes registered there that do not are gone."""
+    holders = await store.holders(address)
+    for node in holders:
+        if await forwarder.answers_as(address, node):
+            log.error("address taken", extra={"address": address, "node": node})
+            raise AddressTaken(f"node {node} is alive at {address}: give this node another address")
+    if holders:
+        # This process holds the address now: their games need not wait for their leases.
+        await store.retire(holders)
 
 
 #: Allocations between young-generation collections (Python's default is 700).

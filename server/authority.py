@@ -30,7 +30,19 @@ from server import convert
 from server import entries as log_entries
 from server.autoplay import Autoplay
 from server.botseats import BotRunner, turn_decisions
-from server.entries import Acted, Joined, Left, LogEntry, Started, TakenBack, TakenOver
+from server.entries import (
+    ASIDES,
+    PHRASES,
+    Acted,
+    Joined,
+    Left,
+    LogEntry,
+    Rematched,
+    Said,
+    Started,
+    TakenBack,
+    TakenOver,
+)
 from server.errors import ServerReason, ServiceError
 from server.fanout import End, Hub, Watcher
 from server.seats import Seats, hash_token, new_token
@@ -96,6 +108,12 @@ class Limits:
     #: How many entries a resuming watcher is sent from the store when memory no
     #: longer holds them; a watcher further behind gets a snapshot.
     replay_from_store: int = 4096
+    #: Quick messages a game holds at most (all seats together).
+    messages_per_game: int = 200
+    #: Quick messages one seat may send at once, and the seconds after which it
+    #: may send one more (a token bucket per seat, kept in memory).
+    message_burst: int = 3
+    message_every: float = 4.0
 
 
 class PublicRecord(NamedTuple):
@@ -130,6 +148,15 @@ class Authority:
         self.seats = Seats(self.setup.seats, self.settings.get("bots", {}))
         self.state = OPEN
         self.sequence = 0
+        #: The sequence of the last entry that changed the game (not an aside:
+        #: a quick message or a rematch proposal). Actions chosen at any
+        #: sequence from here to ``sequence`` are current.
+        self.decided = 0
+        #: Quick messages in the log, and each seat's message bucket (tokens, when).
+        self.messages = 0
+        self._buckets: dict[str, tuple[float, float]] = {}
+        #: The id of this finished game's rematch, once proposed.
+        self.rematch: str | None = None
         self.game: Game | None = None
         #: The owner's epoch this authority writes with (owners only).
         self.epoch = stored.epoch
@@ -158,6 +185,8 @@ class Authority:
         self._run: list[tuple[int, bytes, str | None, str | None]] | None = None
         #: The last entry if it is an accepted action, with its events (for take-backs).
         self._last_action: tuple[Acted, list[dict[str, Any]]] | None = None
+        #: When it was applied here (monotonic seconds).
+        self._last_action_at = 0.0
         self.autoplay = Autoplay(self, runner) if runner is not None else None
         last = stored.entries[-1].sequence if stored.entries else 0
         keep = max(0, last - limits.resume_window) if keep_after is None else keep_after
@@ -179,6 +208,7 @@ class Authority:
             seats=self.seats.summary(),
             result=self.game.result if self.game is not None and self.game.over else None,
             attention=self._attention(time.time() if now is None else now),
+            rematch=self.rematch,
         )
 
     def _attention(self, now: float) -> float | None:
@@ -221,7 +251,9 @@ class Authority:
         after: int | None,
         exclude_own: bool = False,
         hold_until_turn: bool = False,
+        *,
         older: Callable[[int, int], Awaitable[list[Frame]]] | None = None,
+        gather: float = 0.0,
     ) -> tuple[bytes, Watcher | None]:
         """What a new watch sends first, and its watcher (None if nothing more will come).
 
@@ -231,7 +263,7 @@ class Authority:
         ``exclude_own``, the entries of actions ``viewer`` submitted are left
         out; with ``hold_until_turn``, new entries wait until one gives
         ``viewer`` the decision (or half the watch buffer is full, or the watch
-        ends).
+        ends); with ``gather`` (seconds), a ready entry waits that long for more.
         """
         skip = viewer if exclude_own else None
         async with self._lock:
@@ -259,7 +291,7 @@ class Authority:
             if self.state == FINISHED:
                 return first, None
             hold_for = viewer if hold_until_turn else None
-            return first, self.hub.subscribe(self.sequence, skip, hold_for)
+            return first, self.hub.subscribe(self.sequence, skip, hold_for, gather)
 
     def record(self) -> dict[str, Any]:
         """The record of the finished game (stack included)."""
@@ -268,6 +300,17 @@ class Authority:
                 ServerReason.GAME_NOT_FINISHED, "the record is public once the game is over"
             )
         return self.game.record()
+
+    def undoable_since(self, sequence: int) -> float | None:
+        """When the entry at ``sequence`` was applied here (monotonic seconds), if it is
+        the last entry and a person's decision its seat may still take back (R: TakeBack)."""
+        last = self._last_action
+        if last is None or sequence != self.sequence or self.state != ACTIVE:
+            return None
+        acted, events = last
+        if not acted.request or any(e["kind"] == "tile_placed" for e in events):
+            return None
+        return self._last_action_at
 
     async def pending_bot(self) -> tuple[int, str, str, PublicRecord] | None:
         """The decision a bot seat is to take now: sequence, seat, level, what it may know."""
@@ -282,7 +325,9 @@ class Authority:
             record = PublicRecord(
                 tuple(self.seats.colours), tuple(engine.actions), tuple(self._drawn)
             )
-            return self.sequence, player, level, record
+            # The state's sequence, not the log's: quick messages change neither
+            # the decision nor the bot's seed.
+            return self.decided, player, level, record
 
     # ------------------------------------------------------------ changing
 
@@ -319,8 +364,14 @@ class Authority:
         frame = pending.frame() if self._store.keeps_frames else None
         stored = Entry(self.sequence + 1, kind, body, frame)
         now = time.time()
+        if isinstance(entry, Said):
+            # Nothing the summary holds changed; a turn clock runs on as it was.
+            known = self._attention_written
+            attention = self._attention(now) if known is _UNKNOWN else known
+            assert attention is None or isinstance(attention, float)
+            summary = Summary(self.state, stored.sequence, attention=attention, changed=False)
         # An action changes no seat, and the game's state only when it ends it.
-        if not isinstance(entry, Acted) or self.state == FINISHED:
+        elif not isinstance(entry, Acted) or self.state == FINISHED:
             summary = self.summary(stored.sequence, now)
         else:
             attention = self._attention(now)
@@ -396,7 +447,7 @@ class Authority:
         """Let a bot take ``player``'s seat if its decision at ``sequence`` is still pending."""
 
         async def change() -> None:
-            if self.sequence != sequence or self.state != ACTIVE:
+            if self.decided != sequence or self.state != ACTIVE:
                 return
             decision = self.game.decision if self.game is not None else None
             if decision is None or decision.player != player or player in self.seats.bots:
@@ -421,7 +472,7 @@ class Authority:
                 return convert.reply_of(done)
             if self.game is None:
                 raise ServiceError(ServerReason.GAME_NOT_STARTED, "the game has not started")
-            if sequence != self.sequence:
+            if not self.decided <= sequence <= self.sequence:
                 raise ServiceError(
                     ServerReason.STALE_SEQUENCE,
                     f"the game is at sequence {self.sequence}, not {sequence}",
@@ -436,6 +487,7 @@ class Authority:
             entry = Acted(colour, self.game.actions[-1], request_id)
             self._token_change = Tokens()
             self._last_action = (entry, events)
+            self._last_action_at = time.monotonic()
             frame = await self._commit(entry, self._acted(entry, events, None))
             return convert.reply_of(frame)
 
@@ -459,7 +511,7 @@ class Authority:
             if self.state == FINISHED:
                 raise ServiceError(Reason.GAME_OVER, "the game is over")
             last = self._last_action
-            if sequence != self.sequence or last is None:
+            if sequence != self.decided or last is None:
                 raise ServiceError(
                     ServerReason.TAKE_BACK_NOT_LAST,
                     f"only the last entry ({self.sequence}) can be taken back, if it is a decision",
@@ -483,17 +535,84 @@ class Authority:
 
         return await self._exclusive(change)
 
+    async def say(self, colour: str, phrase: str, request_id: str) -> bytes:
+        """Send ``colour``'s quick message ``phrase``; a repeated request id is a no-op.
+
+        Refused past the game's total (``MESSAGE_LIMIT``) or the seat's rate
+        (``RATE_LIMITED``). Returns the encoded SendMessageResponse.
+        """
+
+        async def change() -> bytes:
+            key = (colour, "say:" + request_id)
+            done = self._requests.get(key)
+            if done is not None:
+                return convert.reply_of(done)
+            if phrase not in PHRASES:
+                raise ServiceError(ServerReason.UNKNOWN_PHRASE, "no such phrase", phrase=phrase)
+            most = self._limits.messages_per_game
+            if self.messages >= most:
+                raise ServiceError(
+                    ServerReason.MESSAGE_LIMIT,
+                    f"a game holds at most {most} quick messages",
+                    limit=most,
+                )
+            now = time.monotonic()
+            burst, every = self._limits.message_burst, self._limits.message_every
+            tokens, then = self._buckets.get(colour, (float(burst), now))
+            tokens = min(float(burst), tokens + (now - then) / every)
+            if tokens < 1:
+                raise ServiceError(
+                    ServerReason.RATE_LIMITED,
+                    "too many quick messages from this seat; wait a moment",
+                    retry_after_seconds=f"{(1 - tokens) * every:.1f}",
+                )
+            self._buckets[colour] = (tokens - 1, now)
+            frame = await self._commit(Said(colour, phrase, request_id))
+            self._remember(key, frame)
+            return convert.reply_of(frame)
+
+        return await self._exclusive(change)
+
+    async def propose_rematch(
+        self, colour: str, create: Callable[[], Awaitable[str]]
+    ) -> tuple[str, bool]:
+        """This finished game's rematch: the one proposed before, or a new one made
+        by ``create`` (which returns its id) and recorded. Returns it and whether
+        this call created it."""
+
+        async def change() -> tuple[str, bool]:
+            if self.rematch is not None:
+                return self.rematch, False
+            if self.state != FINISHED:
+                raise ServiceError(
+                    ServerReason.GAME_NOT_FINISHED, "a rematch follows a finished game"
+                )
+            rematch = await create()
+            await self._commit(Rematched(colour, rematch))
+            return rematch, True
+
+        return await self._exclusive(change)
+
     # ------------------------------------------------------------ the log
 
     def _apply(self, entry: LogEntry, frame: bytes | None = None) -> Pending:
         """Apply an entry in memory; returns it to publish once durable (``frame``:
         its frame as stored, if the store keeps them)."""
         self._token_change = Tokens()
+        if isinstance(entry, ASIDES):
+            # The game is as it was: an action or take-back chosen before still holds.
+            if isinstance(entry, Said):
+                self.messages += 1
+            else:
+                self.rematch = entry.rematch
+            return Pending(lambda: convert.frame(self.sequence + 1, entry), self._publish, frame)
+        self.decided = self.sequence + 1
         self._last_action = None
         if isinstance(entry, Acted):
             assert self.game is not None
             events = self.game.apply_unchecked(entry.action)
             self._last_action = (entry, events)
+            self._last_action_at = time.monotonic()
             return self._acted(entry, events, frame)
         if isinstance(entry, TakenBack):
             return self._taken_back(entry, frame)
@@ -536,6 +655,7 @@ class Authority:
         """
         game = self.game
         assert game is not None
+        self.decided = self.sequence + 1
         self._drawn.extend(e["tile"] for e in events if e["kind"] == "tile_placed")
         if game.over:
             self.state = FINISHED

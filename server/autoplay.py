@@ -69,15 +69,17 @@ class Autoplay:
         most = int(game.settings.get("max_turn_decisions") or 0)
         if most and turn_decisions(engine.actions, engine.decision_kind) >= most:
             self._stop_clock()
-            self._spawn(game.take_over(game.sequence, player, "turn_too_long"))
+            self._spawn(game.take_over(game.decided, player, "turn_too_long"))
             return
+        # The clock runs for a decision: a quick message (which leaves the
+        # decision as it was) neither restarts nor stops it.
         timeout = float(game.settings.get("turn_timeout_seconds") or 0)
-        if timeout > 0 and self._timer_at != game.sequence:
+        if timeout > 0 and self._timer_at != game.decided:
             self._stop_clock()
-            self._timer_at = game.sequence
+            self._timer_at = game.decided
             deadline = game.deadline or time.time() + timeout
             self._timer = asyncio.get_running_loop().call_later(
-                max(0.0, deadline - time.time()), self._time_out, game.sequence, player
+                max(0.0, deadline - time.time()), self._time_out, game.decided, player
             )
 
     def _stop_clock(self) -> None:
@@ -135,6 +137,7 @@ class Autoplay:
         # People follow the game: a bot's move comes no sooner than `pace` after the last.
         people = any(c not in game.settings.get("bots", {}) for c in game.seats.colours)
         pace = self._runner.config.pace if people else 0.0
+        undo_window = self._runner.config.undo_window
         while not self._stopped:
             pending = await game.pending_bot()
             if pending is None:
@@ -150,12 +153,19 @@ class Autoplay:
                 actions=record.actions,
                 drawn=record.drawn,
                 viewer=player,
-                seed=seed_of(game.id, sequence),
+                # A tutorial's bot plays the same game against the same moves.
+                seed=seed_of(game.settings.get("tutorial") or game.id, sequence),
             )
             try:
-                began = asyncio.get_running_loop().time()
+                began = time.monotonic()
                 action = await self._runner.think(job)
-                wait = pace - (asyncio.get_running_loop().time() - began)
+                wait = pace - (time.monotonic() - began)
+                # A person's decision the bot answers may still be taken back: the
+                # bot holds its answer for the undo window (a take-back meanwhile
+                # makes the answer stale, and the bot thinks again when its turn is back).
+                since = game.undoable_since(sequence)
+                if since is not None:
+                    wait = max(wait, since + undo_window - time.monotonic())
                 if wait > 0:
                     await asyncio.sleep(wait)
                 await game.submit(player, sequence, "", action)

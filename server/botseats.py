@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from bots import PublicRecord, make_bot
 from engine.playout import SplitMix64
+from server import lifeline
 
 if TYPE_CHECKING:
     from server.metrics import Metrics
@@ -58,6 +59,10 @@ class BotConfig:
     #: Seconds a bot waits (thinking included) before it acts in a game with a
     #: person's seat, so that people can follow; games of bots only never wait.
     pace: float = 0.0
+    #: Seconds a bot holds its answer after a person's decision that may still be
+    #: taken back (no tile drawn), so that the person can undo it (0: no hold).
+    #: Bounded: once it has passed the bot answers, so a game never stalls.
+    undo_window: float = 0.0
     #: Rounds a game of bots only may go without drawing a tile; then its bots
     #: stop (reason GAME_STALLED, logged). The bots themselves draw at least
     #: every ``bots.players.PATIENCE`` rounds, so this only catches a defect.
@@ -104,14 +109,10 @@ def think(job: Job) -> Any:
     return make_bot(job.level, **settings).choose(record, SplitMix64(job.seed))
 
 
-#: How much lower the bot workers' scheduling priority is than the server's.
+#: How much lower the bot workers' scheduling priority is than the server's: on a
+#: busy machine the server's process (people's games) gets the processor first
+#: and bots search with what is left.
 WORKER_NICENESS = 15
-
-
-def _yield_to_the_server() -> None:
-    """Run a bot worker at a lower priority: on a busy machine the server's process
-    (people's games) gets the processor first and bots search with what is left."""
-    os.nice(WORKER_NICENESS)
 
 
 class BotRunner:
@@ -132,7 +133,9 @@ class BotRunner:
             return concurrent.futures.ProcessPoolExecutor(
                 self.config.workers,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=_yield_to_the_server,
+                # Workers end with this process, however it ends (see server.lifeline).
+                initializer=lifeline.worker_start,
+                initargs=(os.getpid(), WORKER_NICENESS),
             )
         return concurrent.futures.ThreadPoolExecutor(self.config.workers, thread_name_prefix="bot")
 

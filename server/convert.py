@@ -50,6 +50,12 @@ REASON: dict[str, pb.TakeoverReason.ValueType] = {
     "turn_too_long": pb.TAKEOVER_REASON_TURN_TOO_LONG,
 }
 
+#: Quick-message phrase name -> enum value, and back.
+PHRASE: dict[str, pb.Phrase.ValueType] = {
+    p: pb.Phrase.Value(f"PHRASE_{p.upper()}") for p in log.PHRASES
+}
+PHRASE_NAME: dict[int, str] = {v: k for k, v in PHRASE.items()}
+
 _DECISION: dict[str, pb.DecisionKind.ValueType] = {
     k: pb.DecisionKind.Value(f"DECISION_KIND_{k.upper()}")
     for k in ("setup", "turn", "emigrate", "land", "place", "settle_ship")
@@ -449,6 +455,7 @@ def settings_to_proto(settings: Mapping[str, Json]) -> pb.GameSettings:
         timeout_bot=LEVEL.get(settings.get("timeout_bot") or "", pb.BOT_LEVEL_UNSPECIFIED),
         leave_bot=LEVEL.get(settings.get("leave_bot") or "", pb.BOT_LEVEL_UNSPECIFIED),
         max_turn_decisions=int(settings.get("max_turn_decisions") or 0),
+        tutorial=str(settings.get("tutorial") or ""),
     )
 
 
@@ -483,6 +490,7 @@ def game_to_proto(game: Stored) -> pb.Game:
             for s in summary.seats
         ],
         results=results(summary.result) if summary.result is not None else [],
+        rematch="games/" + summary.rematch if summary.rematch else "",
     )
 
 
@@ -551,6 +559,15 @@ def frame(
         change = "action_taken_back"
         message = pb.ActionTakenBack(
             player=COLOUR[entry.player], taken_back=entry.taken_back, view=view_to_proto(view)
+        )
+    elif isinstance(entry, log.Said):
+        change = "message_sent"
+        message = pb.MessageSent(player=COLOUR[entry.player], phrase=PHRASE[entry.phrase])
+    elif isinstance(entry, log.Rematched):
+        change = "rematch_proposed"
+        message = pb.RematchProposed(
+            player=COLOUR[entry.player] if entry.player else pb.COLOUR_UNSPECIFIED,
+            rematch="games/" + entry.rematch,
         )
     elif isinstance(entry, log.TakenOver):
         change = "seat_taken_over"

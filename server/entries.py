@@ -59,7 +59,30 @@ class TakenBack:
     request: str
 
 
-LogEntry = Joined | Left | TakenOver | Started | Acted | TakenBack
+@dataclass(frozen=True)
+class Said:
+    """A seat sent a quick message (``phrase``: one of :data:`PHRASES`); the game is unchanged."""
+
+    player: str
+    phrase: str
+    request: str
+
+
+@dataclass(frozen=True)
+class Rematched:
+    """A player of the finished game proposed its rematch, game ``rematch`` (its id)."""
+
+    player: str
+    rematch: str
+
+
+LogEntry = Joined | Left | TakenOver | Started | Acted | TakenBack | Said | Rematched
+
+#: Entries that change nothing in the game: an action chosen before them is still current.
+ASIDES = (Said, Rematched)
+
+#: The phrases of quick messages, as stored (the proto's ``Phrase`` without its prefix).
+PHRASES = ("good_luck", "good_game", "well_played", "thinking", "your_turn", "oops", "thanks")
 
 #: Stored kind -> entry type.
 KINDS: dict[str, type[LogEntry]] = {
@@ -69,6 +92,8 @@ KINDS: dict[str, type[LogEntry]] = {
     "started": Started,
     "action": Acted,
     "taken_back": TakenBack,
+    "said": Said,
+    "rematch": Rematched,
 }
 _KIND_OF: dict[type[LogEntry], str] = {v: k for k, v in KINDS.items()}
 

@@ -63,11 +63,16 @@ class ServerReason(StrEnum):
     #: The node that plays the game could not be reached; retry shortly (another
     #: node takes the game over once its owner's lease runs out).
     NODE_UNAVAILABLE = "NODE_UNAVAILABLE"
+    #: The change reached the database but its answer was lost (the connection
+    #: broke at commit): it may or may not be applied. Retry with the same request
+    #: id: the retry returns the entry if it was written, else applies it.
+    OUTCOME_UNKNOWN = "OUTCOME_UNKNOWN"
     #: The request is larger than its method accepts (``limit`` says how large).
     REQUEST_TOO_LARGE = "REQUEST_TOO_LARGE"
     #: The call sent more than one ``authorization`` header: send exactly one.
     AUTHORIZATION_REPEATED = "AUTHORIZATION_REPEATED"
-    #: Too many new games from this client address; retry after ``retry_after_seconds``.
+    #: Too many new games from this client address, or quick messages from this
+    #: seat; retry after ``retry_after_seconds``.
     RATE_LIMITED = "RATE_LIMITED"
     #: This client address has as many watches open as it may (``limit``).
     TOO_MANY_WATCHES = "TOO_MANY_WATCHES"
@@ -81,6 +86,10 @@ class ServerReason(StrEnum):
     TAKE_BACK_AFTER_DRAW = "TAKE_BACK_AFTER_DRAW"
     #: A game's webhook URL does not start with a prefix the operator allowed.
     WEBHOOK_NOT_ALLOWED = "WEBHOOK_NOT_ALLOWED"
+    #: SendMessage: the phrase is none the server knows (quick messages are predefined).
+    UNKNOWN_PHRASE = "UNKNOWN_PHRASE"
+    #: SendMessage: the game holds as many quick messages as it may (``limit``).
+    MESSAGE_LIMIT = "MESSAGE_LIMIT"
     #: A game of bots only drew no tile for ``BotConfig.stall_rounds`` rounds: its
     #: bots were stopped (logged with this code; the game stays as it was).
     GAME_STALLED = "GAME_STALLED"
@@ -106,6 +115,7 @@ _CODES: dict[str, grpc.StatusCode] = {
     ServerReason.SHUTTING_DOWN: grpc.StatusCode.UNAVAILABLE,
     ServerReason.GAME_MOVED: grpc.StatusCode.UNAVAILABLE,
     ServerReason.NODE_UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
+    ServerReason.OUTCOME_UNKNOWN: grpc.StatusCode.UNAVAILABLE,
     ServerReason.REQUEST_TOO_LARGE: grpc.StatusCode.INVALID_ARGUMENT,
     ServerReason.AUTHORIZATION_REPEATED: grpc.StatusCode.INVALID_ARGUMENT,
     ServerReason.RATE_LIMITED: grpc.StatusCode.RESOURCE_EXHAUSTED,
@@ -115,6 +125,8 @@ _CODES: dict[str, grpc.StatusCode] = {
     ServerReason.TAKE_BACK_NOT_YOURS: grpc.StatusCode.FAILED_PRECONDITION,
     ServerReason.TAKE_BACK_AFTER_DRAW: grpc.StatusCode.FAILED_PRECONDITION,
     ServerReason.WEBHOOK_NOT_ALLOWED: grpc.StatusCode.PERMISSION_DENIED,
+    ServerReason.UNKNOWN_PHRASE: grpc.StatusCode.INVALID_ARGUMENT,
+    ServerReason.MESSAGE_LIMIT: grpc.StatusCode.RESOURCE_EXHAUSTED,
     # The engine's reasons.
     Reason.MALFORMED_ACTION: grpc.StatusCode.INVALID_ARGUMENT,
     Reason.ILLEGAL_ACTION: grpc.StatusCode.FAILED_PRECONDITION,

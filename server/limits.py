@@ -36,6 +36,8 @@ REQUEST_BYTES: dict[str, int] = {
     "LeaveGame": 512,
     "GetGameRecord": 512,
     "ListGameEntries": 512,
+    "SendMessage": 512,
+    "ProposeRematch": 512,
 }
 
 #: What gRPC itself accepts at most: anything larger is refused before it is read

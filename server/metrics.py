@@ -5,9 +5,13 @@
 
 from __future__ import annotations
 
+import hmac
+import socket
+import ssl
 import threading
 from collections.abc import Callable
 from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, make_server
 
 from prometheus_client import (
     CollectorRegistry,
@@ -16,8 +20,9 @@ from prometheus_client import (
     Histogram,
     ProcessCollector,
     generate_latest,
-    start_http_server,
+    make_wsgi_app,
 )
+from prometheus_client.exposition import ThreadingWSGIServer
 
 #: Buckets of the commit latency, in seconds (a durable commit takes milliseconds).
 LATENCY_BUCKETS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
@@ -74,13 +79,34 @@ class Metrics:
         return generate_latest(self.registry).decode()
 
     def serve(
-        self, host: str, port: int, certfile: str | None = None, keyfile: str | None = None
+        self,
+        host: str,
+        port: int,
+        certfile: str | None = None,
+        keyfile: str | None = None,
+        token: str | None = None,
     ) -> int:
-        """Serve ``/metrics`` on ``host:port`` (0 picks a free port) in a thread; the port."""
-        self._server, self._thread = start_http_server(
-            port, addr=host, registry=self.registry, certfile=certfile, keyfile=keyfile
-        )
-        bound: int = self._server.server_address[1]
+        """Serve ``/metrics`` on ``host:port`` (0 picks a free port) in a thread; the port.
+
+        With ``token``, only requests that send ``Authorization: Bearer <token>`` are
+        answered (401 otherwise).
+        """
+        app = make_wsgi_app(self.registry)
+        if token:
+            app = _bearer(app, token)
+
+        class Server(ThreadingWSGIServer):
+            address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
+
+        server = make_server(host, port, app, Server, handler_class=_Quiet)
+        if certfile and keyfile:
+            context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            context.load_cert_chain(certfile, keyfile)
+            server.socket = context.wrap_socket(server.socket, server_side=True)
+        self._server = server
+        self._thread = threading.Thread(target=server.serve_forever, name="metrics", daemon=True)
+        self._thread.start()
+        bound: int = server.server_address[1]
         return bound
 
     def close(self) -> None:
@@ -89,3 +115,27 @@ class Metrics:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
+
+
+class _Quiet(WSGIRequestHandler):
+    """No line per request on stderr."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def _bearer(app: Any, token: str) -> Any:
+    """``app`` answering only requests with ``Authorization: Bearer <token>``."""
+    expected = ("Bearer " + token).encode()
+
+    def guarded(environ: dict[str, Any], start_response: Any) -> Any:
+        sent = str(environ.get("HTTP_AUTHORIZATION", "")).encode("latin-1", "replace")
+        if not hmac.compare_digest(sent, expected):
+            start_response(
+                "401 Unauthorized",
+                [("Content-Type", "text/plain"), ("WWW-Authenticate", "Bearer")],
+            )
+            return [b"send the metrics token as 'Authorization: Bearer <token>'\n"]
+        return app(environ, start_response)
+
+    return guarded

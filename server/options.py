@@ -45,6 +45,17 @@ def add_arguments(parser: argparse.ArgumentParser, env: Callable[..., Any]) -> N
         help="serve Prometheus metrics at /metrics on this port (0 picks one; default: off)",
     )
     parser.add_argument(
+        "--metrics-token",
+        default=env("TONGIAKI_METRICS_TOKEN") or None,
+        help="a token /metrics asks for as 'Authorization: Bearer <token>' (default: none)",
+    )
+    parser.add_argument(
+        "--cluster-secret",
+        default=env("TONGIAKI_CLUSTER_SECRET") or None,
+        help="the secret nodes vouch for forwarded callers with (default: one kept in"
+        " the shared database)",
+    )
+    parser.add_argument(
         "--tls-cert", type=Path, default=env("TONGIAKI_TLS_CERT"), help="PEM certificate chain"
     )
     parser.add_argument(
@@ -72,6 +83,8 @@ def config_fields(args: argparse.Namespace) -> dict[str, Any]:
             trusted_proxies=tuple(args.trusted_proxy),
         ),
         "metrics_port": args.metrics_port,
+        "metrics_token": args.metrics_token,
+        "cluster_secret": args.cluster_secret,
         "tls": TlsFiles(
             Path(args.tls_cert),
             Path(args.tls_key),

@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import dataclasses
 import logging
 import re
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from engine.playout import shuffled_stack
@@ -32,11 +31,14 @@ from server.authority import Authority, Frame, Limits
 from server.botseats import BotRunner
 from server.errors import ServerReason, ServiceError, invalid
 from server.fanout import End
+from server.forward import Hashed
 from server.seats import Seats, hash_token
 from server.storage.base import (
     FINISHED,
     MAX_PAGE,
     Entry,
+    LeaseLapsed,
+    Owner,
     Setup,
     Store,
     Stored,
@@ -91,8 +93,9 @@ class Registry:
         self.open_game_ttl = open_game_ttl
         self._games: dict[str, Authority] = {}
         self._loading: dict[str, asyncio.Future[Authority]] = {}
-        self._acquiring: dict[str, asyncio.Future[Authority | str]] = {}
+        self._acquiring: dict[str, asyncio.Future[Authority | Owner]] = {}
         self._behind: set[str] = set()  # followers told of entries not read yet
+        self._retake: set[str] = set()  # games given up when the lease was not renewed
         self._wake = asyncio.Event()  # set when a game is added to _behind
         self._tasks: list[asyncio.Task[None]] = []
         self._closed = False
@@ -114,6 +117,7 @@ class Registry:
             self._tasks.append(asyncio.create_task(self._expire(), name="registry-expire"))
         if self.store.shared:
             self._tasks.append(asyncio.create_task(self._follow(), name="registry-follow"))
+            self._tasks.append(asyncio.create_task(self._fence(), name="registry-fence"))
 
     def close(self, why: End) -> None:
         """Stop every game here and end every watch."""
@@ -133,13 +137,37 @@ class Registry:
 
     # ------------------------------------------------------------ finding games
 
-    async def create(self, seats: list[str], settings: dict[str, Any]) -> Authority:
-        """A new game with a stack shuffled from a secret seed; durable before it is returned."""
+    def problems(self) -> list[str]:
+        """Why this node cannot serve games now (its store's, and tasks that ended)."""
+        ended = [
+            f"{task.get_name()} ended"
+            for task in self._tasks
+            if task.done()
+            and not task.cancelled()
+            and not self._closed
+            # (Adoption ends by itself after its one pass where no other node shares the store.)
+            and (task.exception() is not None or self.store.shared)
+        ]
+        return [*self.store.problems(), *ended]
+
+    async def create(
+        self, seats: list[str], settings: dict[str, Any], stack: Sequence[str] | None = None
+    ) -> Authority:
+        """A new game with a stack shuffled from a secret seed (a tutorial's is given);
+        durable before it is returned.
+
+        Refused while this node could not write the game (its lease is not known to run).
+        """
+        if not self.store.lease_valid():
+            raise ServiceError(
+                ServerReason.NODE_UNAVAILABLE,
+                "this node cannot write games now; retry (on another node)",
+            )
         setup = Setup(
             id=secrets.token_hex(8),
             ordinal=await self.store.next_ordinal(),
             seats=seats,
-            stack=shuffled_stack(secrets.randbits(64)),
+            stack=list(stack) if stack is not None else shuffled_stack(secrets.randbits(64)),
             settings=settings,
             created=time.time(),
         )
@@ -208,8 +236,8 @@ class Registry:
         if not game.owner:
             await self._catch_up(game)
 
-    async def owned(self, name: str) -> Authority | str:
-        """The game's owner copy here (taken if nobody has it), or the owner's address."""
+    async def owned(self, name: str) -> Authority | Owner:
+        """The game's owner copy here (taken if nobody has it), or who owns it."""
         game = await self.find(name)
         if game.owner:
             return game
@@ -221,8 +249,15 @@ class Registry:
             acquiring.add_done_callback(lambda _: self._acquiring.pop(gid, None))
         return await asyncio.shield(acquiring)
 
-    async def _acquire(self, game: Authority) -> Authority | str:
-        owner = await self.store.acquire(game.id)
+    async def _acquire(self, game: Authority) -> Authority | Owner:
+        try:
+            owner = await self.store.acquire(game.id)
+        except LeaseLapsed:
+            raise ServiceError(
+                ServerReason.GAME_MOVED,
+                "this node cannot take the game now; retry (on another node)",
+                name=game.name,
+            ) from None
         if owner is None:
             raise not_found(game.name)
         if not owner.mine:
@@ -230,7 +265,7 @@ class Registry:
                 raise ServiceError(
                     ServerReason.NODE_UNAVAILABLE, "the game's node is not known yet; retry"
                 )
-            return owner.address
+            return owner
         # Nobody else can append now: read what the last owner wrote, then write on.
         await self._catch_up(game)
         game.take_ownership(owner.epoch)
@@ -246,7 +281,8 @@ class Registry:
                     "send the seat token as 'authorization: Bearer <token>'",
                 )
             return None
-        hashed = hash_token(token)
+        # (A call forwarded by another node carries the token's hash, vouched for.)
+        hashed = token if isinstance(token, Hashed) else hash_token(token)
         colour = game.seat_of(hashed)
         if colour is not None:
             return colour
@@ -260,7 +296,10 @@ class Registry:
     async def page(
         self, size: int, token: str, state: int, open_seats: bool
     ) -> tuple[list[Stored], str]:
-        """One page of games in creation order (from the store's indexes), and the next token."""
+        """One page of games in creation order (from the store's indexes), and the next token.
+
+        Tutorial games are left out, so a page may hold fewer than ``size`` games.
+        """
         if size < 0:
             raise invalid("page_size must not be negative", field="page_size")
         size = min(size or DEFAULT_PAGE, MAX_LIST_PAGE)
@@ -268,7 +307,7 @@ class Registry:
         wanted = convert.STATE_NAME.get(state) if state else None
         found = await self.store.page(after, size + 1, wanted, open_seats)
         following = _encode_page(found[size - 1].setup.ordinal) if len(found) > size else ""
-        return found[:size], following
+        return [g for g in found[:size] if not g.setup.settings.get("tutorial")], following
 
     # ------------------------------------------------------------ history
 
@@ -458,23 +497,76 @@ class Registry:
             log.info("open games expired", extra={"games": len(gone)})
         return gone
 
+    async def _fence(self) -> None:
+        """Stop owning every game here once this node's lease is not known to run
+        (or ran out since it was last looked at): another node may own them now.
+
+        The store counts the lease ahead of the database, so this happens before
+        another node can take a game; the database refuses a late write anyway.
+        """
+        lapses = self.store.lapses
+        every = max(0.02, getattr(self.store, "lease", 1.0) / 20)
+        while True:
+            await asyncio.sleep(every)
+            valid, now = self.store.lease_valid(), self.store.lapses
+            if valid and now == lapses:
+                continue
+            lapses = now
+            dropped = 0
+            for game in list(self._games.values()):
+                if game.owner and not game.broken:
+                    game.owner = False
+                    game.break_off()
+                    dropped += 1
+                    # Still this node's in the store if the lease was renewed in time:
+                    # taken up again (or by another node) once the lease runs.
+                    if game.state != FINISHED:
+                        self._retake.add(game.id)
+            if dropped:
+                log.warning("lease not renewed: games given up", extra={"games": dropped})
+
     async def _adopt(self) -> None:
-        """Load the games whose bots or clocks need a server (and, shared, have no owner)."""
-        with contextlib.suppress(asyncio.CancelledError):
-            for gid in await self.store.due(10_000):
-                await self._take_up(gid)
-            if not self.store.shared:
-                return
-            while not self._closed:
-                for gid in await self.store.orphans(100):
-                    await self._take_up(gid)
-                await asyncio.sleep(1.0)
+        """Load the games whose bots or clocks need a server (and, shared, have no owner).
+
+        A failure (the database is away) is logged and the next round tried.
+        """
+        every = min(1.0, getattr(self.store, "lease", 1.0) / 6)
+        started = False
+        failures = 0
+        while not self._closed:
+            try:
+                if not started:
+                    for gid in await self.store.due(10_000):
+                        await self._take_up(gid)
+                    started = True
+                    if not self.store.shared:
+                        return
+                if self.store.lease_valid():
+                    # Games nobody living owns, and games this node still owns in the
+                    # store but not here (given up at a lapse, or broken by a failed
+                    # write) whose bots or clocks need it.
+                    found = [*await self.store.orphans(100), *await self.store.due(100)]
+                    retake, self._retake = self._retake, set()
+                    for gid in dict.fromkeys([*retake, *found]):
+                        held = self._games.get(gid)
+                        if held is None or not held.owner or held.broken:
+                            await self._take_up(gid)
+                failures = 0
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                if not failures:
+                    log.warning("looking for games to take up failed", exc_info=True)
+                failures += 1
+            await asyncio.sleep(every * min(8, 1 + failures))
 
     async def _take_up(self, gid: str) -> None:
         try:
             game = await self.owned("games/" + gid)
         except ServiceError as error:
             log.info("game not taken up", extra={"game": gid, "reason": error.reason})
+            if error.reason == ServerReason.GAME_MOVED:  # this node's lease: try again later
+                self._retake.add(gid)
             return
         except Exception:
             log.exception("game not taken up", extra={"game": gid})
@@ -519,6 +611,9 @@ def _decode_page(token: str) -> int:
         prefix, number = text.split(":")
         if prefix != "after":
             raise ValueError(prefix)
-        return int(number)
+        ordinal = int(number)
+        if not 0 <= ordinal < 1 << 63:  # an ordinal is a signed 64-bit number
+            raise ValueError(number)
+        return ordinal
     except (ValueError, UnicodeError):
         raise invalid("page_token is not a token this server gave", field="page_token") from None

@@ -7,6 +7,7 @@ streams send frames encoded once by the game's authority.
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import time
 import unicodedata
@@ -21,12 +22,14 @@ from server.authority import Authority
 from server.convert import LEVEL_NAME
 from server.errors import ServerReason, ServiceError, invalid, to_status
 from server.fanout import End, Watcher
-from server.forward import FORWARDED, Forward, Forwarder
+from server.forward import FORWARDED, NODE, Forward, Forwarder, Hashed, vouched
 from server.gen.tongiaki.v1 import game_pb2 as pb
 from server.gen.tongiaki.v1 import game_service_pb2 as spb
 from server.limits import ClientLimits, Guard
 from server.metrics import Metrics
 from server.registry import Registry
+from server.storage.base import Conflict, LeaseLapsed, OutcomeUnknown, Unavailable
+from server.tutorials import find as find_tutorial
 
 log = logging.getLogger(__name__)
 
@@ -38,16 +41,26 @@ MAX_REQUEST_ID = 64
 #: ListGameEntries pages.
 DEFAULT_ENTRIES = 500
 MAX_ENTRIES = 2000
+#: Longest wait of a watch for more entries to send together (gather_millis).
+MAX_GATHER_MILLIS = 100
 #: Longest turn clock, in seconds (a day).
 MAX_TURN_TIMEOUT = 86400.0
 
 
+#: The seat hash a node vouched for, of the forwarded call being handled (see server.forward).
+_VOUCHED: contextvars.ContextVar[Hashed | None] = contextvars.ContextVar("vouched", default=None)
+
+
 def _token(context: Any) -> str | None:
-    """The seat token of the call's ``authorization: Bearer <token>`` metadata.
+    """The seat token of the call's ``authorization: Bearer <token>`` metadata
+    (or, for a call forwarded by another node, the token's hash it vouched for).
 
     A call with two ``authorization`` headers is refused: which one counts
     must never depend on who reads them.
     """
+    vouched = _VOUCHED.get()
+    if vouched is not None:
+        return vouched
     token: str | None = None
     seen = False
     for key, value in context.invocation_metadata() or ():
@@ -153,16 +166,27 @@ class GameService:
 
     async def _owner(self, name: str, context: Any) -> Authority:
         """The game's owner copy here, or :class:`Forward` to the node that has it."""
+        meant = _meant_for(context)
+        if meant and meant != self.registry.store.node:
+            # Another node's address leads here: its --advertise is wrong.
+            log.warning("a call for another node came here", extra={"node": meant})
+            raise ServiceError(
+                ServerReason.NODE_UNAVAILABLE,
+                "the node that plays this game cannot be reached at its address; retry",
+            )
         found = await self.registry.owned(name)
         if isinstance(found, Authority):
             return found
         if _forwarded(context):
             # Forwarded to a node that no longer owns the game: the caller retries.
             raise ServiceError(ServerReason.GAME_MOVED, "the game moved; retry", name=name)
-        raise Forward(found, name)
+        assert found.address is not None
+        raise Forward(found.address, name, found.node)
 
     async def CreateGame(self, request: spb.CreateGameRequest, context: Any) -> Message:
-        """Create a game with the requested seats and settings."""
+        """Create a game with the requested seats and settings (or a tutorial's)."""
+        if request.settings.tutorial:
+            return await self._create_tutorial(request, context)
         seats = [_colour(v, "seats") for v in request.seats]
         if not 2 <= len(seats) <= 6 or len(set(seats)) != len(seats):
             raise invalid("seats must be 2 to 6 distinct colours", field="seats")
@@ -180,6 +204,25 @@ class GameService:
         return spb.CreateGameResponse(
             game=created, webhook_secret=settings.get("webhook_secret", "")
         )
+
+    async def _create_tutorial(self, request: spb.CreateGameRequest, context: Any) -> Message:
+        """A game of a tutorial: its seats, bots and fixed stack. Seats and bots may be
+        left out or repeat the tutorial's (as a rematch does); nothing else may be set."""
+        tutorial = find_tutorial(request.settings.tutorial)
+        if request.seats and [_colour(v, "seats") for v in request.seats] != list(tutorial.seats):
+            raise invalid("a tutorial sets its own seats", field="seats")
+        allowed = ("display_name", "tutorial", "auto_start", "bots")
+        extra = [f.name for f, _ in request.settings.ListFields() if f.name not in allowed]
+        bots = _bot_settings(request.settings, list(tutorial.seats)).get("bots", tutorial.bots)
+        if extra or bots != tutorial.bots:
+            field = f"settings.{extra[0]}" if extra else "settings.bots"
+            raise invalid("a tutorial sets its own settings", field=field)
+        settings = tutorial.settings(
+            request.settings.tutorial, display_name(request.settings.display_name)
+        )
+        self.guard.new_game(context)
+        game = await self.registry.create(list(tutorial.seats), settings, stack=tutorial.stack)
+        return spb.CreateGameResponse(game=convert.game_to_proto(game.resource()))
 
     async def JoinGame(self, request: spb.JoinGameRequest, context: Any) -> Message:
         """Take a seat and hand out its token."""
@@ -247,9 +290,16 @@ class GameService:
         own, hold = request.exclude_own_actions, request.hold_until_turn
         viewer = await self.registry.seat(game, _token(context), required=own or hold)
         after = request.after_sequence if request.HasField("after_sequence") else None
+        if not 0 <= request.gather_millis <= MAX_GATHER_MILLIS:
+            raise invalid(f"gather_millis must be 0..{MAX_GATHER_MILLIS}", field="gather_millis")
         await self.registry.refresh(game)
         first, watcher = await game.watch(
-            viewer, after, own, hold, older=self.registry.older(game.id)
+            viewer,
+            after,
+            own,
+            hold,
+            older=self.registry.older(game.id),
+            gather=request.gather_millis / 1000,
         )
         return game, viewer, first, watcher
 
@@ -293,6 +343,40 @@ class GameService:
         # TakeBackResponse and SubmitActionResponse encode their entry alike.
         return await game.take_back(colour, request.sequence, request.request_id)
 
+    async def SendMessage(self, request: spb.SendMessageRequest, context: Any) -> bytes:
+        """Send a quick message for the caller's seat."""
+        game = await self._owner(request.name, context)
+        colour = await self.registry.seat(game, _token(context), required=True)
+        assert colour is not None
+        if not 1 <= len(request.request_id) <= MAX_REQUEST_ID:
+            raise invalid(
+                f"request_id must have 1 to {MAX_REQUEST_ID} characters", field="request_id"
+            )
+        phrase = convert.PHRASE_NAME.get(request.phrase, str(request.phrase))
+        # SendMessageResponse and SubmitActionResponse encode their entry alike.
+        return await game.say(colour, phrase, request.request_id)
+
+    async def ProposeRematch(self, request: spb.ProposeRematchRequest, context: Any) -> Message:
+        """The rematch of a finished game: made by the first player to ask, then shared."""
+        game = await self._owner(request.name, context)
+        colour = await self.registry.seat(game, _token(context), required=True)
+        assert colour is not None
+
+        async def create() -> str:
+            # The same seats, bots and settings; a webhook stays with the game it was given for.
+            settings = {
+                k: v for k, v in game.settings.items() if k not in ("webhook_url", "webhook_secret")
+            }
+            self.guard.new_game(context)
+            created = await self.registry.create(list(game.seats.colours), settings)
+            return created.id
+
+        rematch, made = await game.propose_rematch(colour, create)
+        found = await self.registry.find("games/" + rematch)
+        return spb.ProposeRematchResponse(
+            game=convert.game_to_proto(found.resource()), created=made
+        )
+
     async def ListGameEntries(self, request: spb.ListGameEntriesRequest, context: Any) -> bytes:
         """A page of a game's public log."""
         if request.page_size < 0:
@@ -309,6 +393,24 @@ class GameService:
 
 def _forwarded(context: Any) -> bool:
     return any(key == FORWARDED for key, _ in context.invocation_metadata() or ())
+
+
+def _vouch(method: str, data: bytes, context: Any, secret: bytes, node: str) -> None:
+    """Take the caller of a forwarded call from its vouched seat hash, if it has one."""
+    try:
+        seat = vouched(secret, node, method, data, context.invocation_metadata())
+    except ValueError as error:
+        log.warning("forwarded seat refused", extra={"method": method})
+        raise ServiceError(ServerReason.TOKEN_INVALID, str(error)) from None
+    _VOUCHED.set(seat)
+
+
+def _meant_for(context: Any) -> str:
+    """The node a forwarded call is meant for ('' if it names none)."""
+    for key, value in context.invocation_metadata() or ():
+        if key == NODE and isinstance(value, str):
+            return value
+    return ""
 
 
 # ---------------------------------------------------------------- wiring
@@ -337,11 +439,27 @@ _UNARY: dict[str, type[Message]] = {
     "GetGameRecord": spb.GetGameRecordRequest,
     "ListGameEntries": spb.ListGameEntriesRequest,
     "TakeBack": spb.TakeBackRequest,
+    "SendMessage": spb.SendMessageRequest,
+    "ProposeRematch": spb.ProposeRematchRequest,
 }
 
 
-def _failed(method: str) -> ServiceError:
-    """What the caller of ``method`` hears about a failure the server did not foresee."""
+def _failed(method: str, error: Exception) -> ServiceError:
+    """What the caller of ``method`` hears about a failure of the store, or one the
+    server did not foresee."""
+    if isinstance(error, OutcomeUnknown):
+        log.warning("outcome unknown", extra={"method": method, "error": str(error)})
+        return ServiceError(
+            ServerReason.OUTCOME_UNKNOWN,
+            "the change may or may not have been applied; retry with the same request id",
+        )
+    if isinstance(error, Unavailable):
+        log.warning("store unavailable", extra={"method": method, "error": str(error)})
+        return ServiceError(
+            ServerReason.NODE_UNAVAILABLE, "this node cannot reach its database; retry"
+        )
+    if isinstance(error, (LeaseLapsed, Conflict)):
+        return ServiceError(ServerReason.GAME_MOVED, "the game moved; retry")
     log.exception("failed", extra={"method": method})
     return ServiceError(ServerReason.INTERNAL_ERROR, "the server failed to answer")
 
@@ -373,10 +491,11 @@ def _unary(
         try:
             # Sizes are checked before anything is decoded from the request.
             guard.size(name, data)
+            _vouch(name, data, context, forwarder.secret, registry.store.node)
             try:
                 response = await call(_decode(kind, data), context)
             except Forward as forward:
-                reply = await forwarder.call(forward.address, name, data, context)
+                reply = await forwarder.call(forward.address, name, data, context, forward.node)
                 await registry.settle(forward.name)
                 return reply
             return response if isinstance(response, bytes) else response.SerializeToString()
@@ -384,8 +503,8 @@ def _unary(
             refusal = error
         except (grpc.aio.AbortError, AssertionError):
             raise
-        except Exception:
-            refusal = _failed(name)
+        except Exception as error:
+            refusal = _failed(name, error)
         # Refused outside the except blocks, and without the request: nothing of it
         # stays referenced by the refusal's traceback.
         del data
@@ -434,8 +553,8 @@ def _watch(service: GameService) -> Any:
             refusal = error
         except (grpc.aio.AbortError, AssertionError, GeneratorExit):
             raise
-        except Exception:
-            refusal = _failed("WatchGame")
+        except Exception as error:
+            refusal = _failed("WatchGame", error)
         if refusal is not None:
             await _refuse("WatchGame", refusal, context, metrics)
 
@@ -460,14 +579,16 @@ def _submit_stream(service: GameService, forwarder: Forwarder) -> Any:
                     yield await service.SubmitAction(request, context)
                 except Forward as forward:
                     # The same fields as SubmitActionRequest: forwarded one by one.
-                    yield await forwarder.call(forward.address, "SubmitAction", data, context)
+                    yield await forwarder.call(
+                        forward.address, "SubmitAction", data, context, forward.node
+                    )
                     await service.registry.settle(forward.name)
         except ServiceError as error:
             refusal = error
         except (grpc.aio.AbortError, AssertionError, GeneratorExit):
             raise
-        except Exception:
-            refusal = _failed("SubmitActions")
+        except Exception as error:
+            refusal = _failed("SubmitActions", error)
         if refusal is not None:
             await _refuse("SubmitActions", refusal, context, metrics)
 

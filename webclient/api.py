@@ -10,6 +10,7 @@ with the server's reason code.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
@@ -116,11 +117,38 @@ def _body() -> Any:
             GatewayReason.INVALID_REQUEST,
         )
     try:
-        return json.loads(data)
+        body = json.loads(data, parse_float=_finite, parse_constant=_no_constant)
+    except _NotFinite as error:
+        raise UpstreamError("INVALID_ARGUMENT", str(error), GatewayReason.INVALID_REQUEST) from None
     except (ValueError, RecursionError):
         raise UpstreamError(
             "INVALID_ARGUMENT", "the body is not JSON", GatewayReason.INVALID_REQUEST
         ) from None
+    try:
+        # An escaped lone surrogate (\ud800) is valid JSON but no text: refused here.
+        json.dumps(body, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        raise UpstreamError(
+            "INVALID_ARGUMENT",
+            "the body holds an unpaired surrogate (\\ud800-\\udfff): not text",
+            GatewayReason.INVALID_REQUEST,
+        ) from None
+    return body
+
+
+class _NotFinite(ValueError):
+    """A number JSON can write but no field can hold (1e999, NaN, Infinity)."""
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NotFinite(f"the number {text[:40]} is out of range")
+    return value
+
+
+def _no_constant(text: str) -> float:
+    raise _NotFinite(f"{text} is not a number JSON allows")
 
 
 def _call(method: str, message: Message, **fields: Any) -> Response:
@@ -223,6 +251,18 @@ def list_game_entries(game: str) -> Response:
 def take_back(game: str) -> Response:
     """TakeBack."""
     return _call("TakeBack", spb.TakeBackRequest(), name=_name(game))
+
+
+@api.post("/games/<game>/messages")
+def send_message(game: str) -> Response:
+    """SendMessage."""
+    return _call("SendMessage", spb.SendMessageRequest(), name=_name(game))
+
+
+@api.post("/games/<game>/rematch")
+def propose_rematch(game: str) -> Response:
+    """ProposeRematch."""
+    return _call("ProposeRematch", spb.ProposeRematchRequest(), name=_name(game))
 
 
 @api.post("/games/<game>/join")

@@ -186,6 +186,11 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     def lobby() -> str:
         return render_template("lobby.html", page="lobby", game="")
 
+    @app.get("/my")
+    def my_games() -> str:
+        """This browser's games (its seats are in its own storage, so the page lists them)."""
+        return render_template("my.html", page="my", game="")
+
     @app.get("/games/<game>")
     def game(game: str) -> str:
         if not GAME_ID.fullmatch(game):
@@ -210,6 +215,11 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     @app.get("/how-to-play")
     def howto() -> str:
         return render_template("howto.html", page="howto", game="")
+
+    @app.get("/learn")
+    def learn() -> str:
+        """The tutorial: what it teaches, and the button that starts its game."""
+        return render_template("learn.html", page="learn", game="")
 
     @app.after_request
     def headers(response: Response) -> Response:

@@ -64,6 +64,12 @@ DECISIONS = [
     N_("hint.land"),
     N_("hint.place"),
     N_("hint.settle_ship"),
+    N_("hint_tap.setup"),
+    N_("hint_tap.turn"),
+    N_("hint_tap.emigrate"),
+    N_("hint_tap.land"),
+    N_("hint_tap.place"),
+    N_("hint_tap.settle_ship"),
 ]
 
 ERRORS = [
@@ -75,15 +81,18 @@ ERRORS = [
     N_("error.GAME_NOT_FOUND"),
     N_("error.GAME_NOT_STARTED"),
     N_("error.GAME_OVER"),
+    N_("error.GAME_STALLED"),
     N_("error.GATEWAY_UNREACHABLE"),
     N_("error.ILLEGAL_ACTION"),
     N_("error.INTERNAL_ERROR"),
     N_("error.INVALID_RECORD"),
     N_("error.INVALID_REQUEST"),
     N_("error.MALFORMED_ACTION"),
+    N_("error.MESSAGE_LIMIT"),
     N_("error.NODE_UNAVAILABLE"),
     N_("error.NOT_YOUR_TURN"),
     N_("error.NO_SUCH_SEAT"),
+    N_("error.OUTCOME_UNKNOWN"),
     N_("error.RATE_LIMITED"),
     N_("error.REQUEST_TOO_LARGE"),
     N_("error.SEATS_OPEN"),
@@ -99,6 +108,7 @@ ERRORS = [
     N_("error.TOKEN_WRONG_GAME"),
     N_("error.TOO_MANY_STREAMS"),
     N_("error.TOO_MANY_WATCHES"),
+    N_("error.UNKNOWN_PHRASE"),
     N_("error.UNKNOWN_PLAYER"),
     N_("error.UPSTREAM_ERROR"),
     N_("error.WATCH_LAGGING"),
@@ -138,6 +148,8 @@ COUNTED = [
     Np_("stack.island_tiles", "stack.island_tiles"),
     Np_("stack.sea_tiles", "stack.sea_tiles"),
     Np_("text.count_colour", "text.count_colour"),
+    Np_("help.route_danger", "help.route_danger"),
+    Np_("help.island", "help.island"),
 ]
 
 #: Every placeholder the catalogs use, by what the client puts there. A number of
@@ -147,6 +159,8 @@ NUMBER_PLACEHOLDERS = frozenset(
     {"count", "taken", "beach", "danger", "points", "q", "r", "island_tiles", "sea_tiles"}
     # Labels of the screens for following a game: a place, a replay step, tie-break figures.
     | {"rank", "total", "at", "last", "a", "b"}
+    # The tutorial coach's tip number.
+    | {"step"}
 )
 TEXT_PLACEHOLDERS = frozenset(
     {
@@ -162,16 +176,20 @@ TEXT_PLACEHOLDERS = frozenset(
         "name",
         "option",
         "owner",
+        "phrase",
         "player",
         "reason",
         "seas",
         "ships",
         "tile",
         "tiles",
-        # A turn's acts, the winners, the clock's time.
+        # A turn's acts, the winners, the clock's time (and a game's creation's).
         "acts",
         "players",
         "time",
+        # A list before its final item, and the final item ("a, b" or "c").
+        "head",
+        "final",
     }
 )
 
@@ -180,6 +198,17 @@ DIAGRAMS = [N_("howto.diagram_start"), N_("howto.diagram_landing")]
 
 #: The acts a turn may offer, listed in the turn's instruction.
 ACTS = [N_("act.expand"), N_("act.royal"), N_("act.settle"), N_("act.tonga"), N_("act.single")]
+
+#: Quick messages' phrases (the contract's ``Phrase`` values).
+PHRASES = [
+    N_("phrase.good_luck"),
+    N_("phrase.good_game"),
+    N_("phrase.well_played"),
+    N_("phrase.thinking"),
+    N_("phrase.your_turn"),
+    N_("phrase.oops"),
+    N_("phrase.thanks"),
+]
 
 STATES = [N_("state.open"), N_("state.active"), N_("state.finished"), N_("state.unspecified")]
 
@@ -219,4 +248,53 @@ TILES = [
 #: Two sentences in a row (a landing, then the ships that went home).
 SENTENCES = [N_("text.sentences")]
 
+#: What an option will do (consequences.js), with a number of things.
+CONSEQUENCES = [
+    Np_("consequence.settle_ships", "consequence.settle_ships"),
+    Np_("consequence.settle_points", "consequence.settle_points"),
+    Np_("consequence.royal_home", "consequence.royal_home"),
+    Np_("consequence.voyage_fails", "consequence.voyage_fails"),
+    Np_("consequence.voyage_passes", "consequence.voyage_passes"),
+    Np_("consequence.voyage_colours", "consequence.voyage_colours"),
+]
+
 BOTS = [N_("bot.random"), N_("bot.greedy"), N_("bot.strong"), N_("bot.expert")]
+
+#: Lists joined by the language's "or" and "and" (i18n.js: disjunction, conjunction).
+LISTS = [N_("list.or"), N_("list.and")]
+
+#: The tutorial coach's tips (tutorial.js shows ``coach.<tip>.title`` and ``coach.<tip>``).
+COACH = [
+    N_("coach.welcome.title"),
+    N_("coach.welcome"),
+    N_("coach.setup.title"),
+    N_("coach.setup"),
+    N_("coach.marks.title"),
+    N_("coach.marks"),
+    N_("coach.turn.title"),
+    N_("coach.turn"),
+    N_("coach.emigrate.title"),
+    N_("coach.emigrate"),
+    N_("coach.stack.title"),
+    N_("coach.stack"),
+    N_("coach.route.title"),
+    N_("coach.route"),
+    N_("coach.danger.title"),
+    N_("coach.danger"),
+    N_("coach.land.title"),
+    N_("coach.land"),
+    N_("coach.royal.title"),
+    N_("coach.royal"),
+    N_("coach.mask.title"),
+    N_("coach.mask"),
+    N_("coach.settle.title"),
+    N_("coach.settle"),
+    N_("coach.place.title"),
+    N_("coach.place"),
+    N_("coach.settle_ship.title"),
+    N_("coach.settle_ship"),
+    N_("coach.no_ship.title"),
+    N_("coach.no_ship"),
+    N_("coach.end.title"),
+    N_("coach.end"),
+]

@@ -39,6 +39,8 @@ OPERATIONS: list[tuple[str, str, str, bool]] = [
     ("/api/v1/games/{game}/record", "get", "GetGameRecord", False),
     ("/api/v1/games/{game}/take-back", "post", "TakeBack", True),
     ("/api/v1/games/{game}/entries", "get", "ListGameEntries", False),
+    ("/api/v1/games/{game}/messages", "post", "SendMessage", True),
+    ("/api/v1/games/{game}/rematch", "post", "ProposeRematch", True),
 ]
 
 #: Operations whose request fields (but the game's name) are query parameters.
@@ -54,8 +56,9 @@ TEXT: dict[str, tuple[str, str]] = {
         "Create a game",
         "Seats are 2 to 6 distinct colours in seat order; seat 0 starts. Settings are"
         " optional: a display name, `auto_start`, bot seats, a turn clock, the bot that"
-        " takes over, and a `webhook_url` (see docs/embedding.md). No token needed; the"
-        " answer's `game.name` is `games/{game}`.",
+        " takes over, and a `webhook_url` (see docs/embedding.md); or a `tutorial` by name"
+        " (`first_game`), which sets the seats, bots and a fixed stack and is never listed."
+        " No token needed; the answer's `game.name` is `games/{game}`.",
     ),
     "ListGames": (
         "List games",
@@ -114,6 +117,23 @@ TEXT: dict[str, tuple[str, str]] = {
         " `after_sequence` (0: from the first entry) and `page_size` (default 500, up to"
         " 2000); `more` says whether entries follow the page.",
     ),
+    "SendMessage": (
+        "Send a quick message",
+        "`phrase` is one of the predefined phrases (UNKNOWN_PHRASE otherwise): no free"
+        " text, each client shows it in its reader's language. For your own seat, in any"
+        " state of the game; recorded as a `message_sent` entry that changes nothing in"
+        " the game (an action chosen before it is still current). Limited per seat"
+        " (RATE_LIMITED, with `retry_after_seconds`) and per game (MESSAGE_LIMIT). A retry"
+        " with the same `request_id` returns the first answer.",
+    ),
+    "ProposeRematch": (
+        "Propose or join the rematch",
+        "For a player of a finished game (GAME_NOT_FINISHED before): the first request"
+        " creates the rematch (the same seats, bots and settings, every person's seat"
+        " open) and records it in the log as `rematch_proposed`; every later one returns"
+        " the same game with `created` false. Then take your seat with JoinGame. The"
+        " finished game's `rematch` names it. The body may be empty.",
+    ),
 }
 
 #: A request body for each operation with one: real values, accepted as they are.
@@ -136,6 +156,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
         "action": {"setup": {"beach": {"q": 0, "r": 0, "index": 0}}},
     },
     "LeaveGame": {},
+    "SendMessage": {"phrase": "PHRASE_GOOD_GAME", "request_id": "3c41d0e2a9b8"},
+    "ProposeRematch": {},
 }
 
 #: Query parameters' examples.

@@ -73,6 +73,8 @@ _REASONS_OF: dict[str, tuple[str, ...]] = {
         "GAME_OVER",
     ),
     "ListGameEntries": ("GAME_NOT_FOUND", "SEQUENCE_OUT_OF_RANGE"),
+    "SendMessage": ("TOKEN_MISSING", "UNKNOWN_PHRASE", "RATE_LIMITED", "MESSAGE_LIMIT"),
+    "ProposeRematch": ("TOKEN_MISSING", "GAME_NOT_FINISHED"),
 }
 
 #: Routes that need a seat token (the others take one optionally, or none).
@@ -81,6 +83,8 @@ _TOKEN = {
     "SubmitAction": "required",
     "LeaveGame": "required",
     "TakeBack": "required",
+    "SendMessage": "required",
+    "ProposeRematch": "required",
 }
 
 _PLACEHOLDER_GAME = "GAME"

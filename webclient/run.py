@@ -5,7 +5,10 @@ Starts ``python -m server`` as a child process on 127.0.0.1, port 50051 unless
 gateway in front of it, and prints both addresses: the page to open and the
 game server's, for gRPC clients. With ``--nodes N --database postgresql://…``
 it starts N game servers on one PostgreSQL database (ports from --game-port
-on, or free ones) and spreads the gateway's calls over them. With ``--server
+on, or free ones) and spreads the gateway's calls over them; ``--nodes N``
+without ``--database`` starts a PostgreSQL of its own for them (Debian's
+binaries, its data in ``postgresql/`` of --data-dir, a free port of 127.0.0.1,
+stopped with everything else). With ``--server
 HOST:PORT[,HOST:PORT…]`` it joins game servers that are already running
 instead. Ctrl-C stops everything.
 """
@@ -24,6 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
+from server.storage.pgcluster import ClusterError, PgCluster
 from webclient.app import close_app, create_app
 from webclient.wsgi import Gateway
 
@@ -186,13 +190,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Run until interrupted."""
     args = parse(argv)
     children: list[ServerProcess] = []
+    database: PgCluster | None = None
     if args.server:
         target = args.server
     else:
         shared = str(args.database or "").startswith(("postgresql://", "postgres://"))
-        if args.nodes < 1 or (args.nodes > 1 and not shared):
-            sys.exit("--nodes above 1 needs --database postgresql://… (the nodes share it)")
+        if args.nodes < 1:
+            sys.exit("--nodes must be at least 1")
         args.data_dir.mkdir(parents=True, exist_ok=True)
+        if args.nodes > 1 and not shared:
+            if args.database:
+                sys.exit("--nodes above 1 needs --database postgresql://… (the nodes share it)")
+            try:
+                database = PgCluster(folder=args.data_dir / "postgresql").start()
+            except ClusterError as error:
+                sys.exit(f"--nodes above 1 needs PostgreSQL: {error}")
+            args.database = database.ensure_database("tongiaki")
         ports = [args.game_port + i if args.game_port else 0 for i in range(args.nodes)]
         for port in ports:
             if port and listening(GAME_HOST, port):
@@ -230,6 +243,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         gateway.stop()
         for child in children:
             child.stop()
+        if database is not None:
+            database.stop()
 
 
 if __name__ == "__main__":

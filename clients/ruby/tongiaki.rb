@@ -40,6 +40,17 @@ module Tongiaki
   RETRYABLE = [GRPC::Core::StatusCodes::UNAVAILABLE, GRPC::Core::StatusCodes::ABORTED,
                GRPC::Core::StatusCodes::CANCELLED].freeze
 
+  # Calls refused with UNAVAILABLE (nothing done, or OUTCOME_UNKNOWN: done or not)
+  # are sent again as they were, request id included (README's retry rules).
+  CHANNEL_ARGS = {
+    'grpc.enable_retries' => 1,
+    'grpc.service_config' => JSON.generate(
+      methodConfig: [{ name: [{ service: 'tongiaki.v1.GameService' }],
+                       retryPolicy: { maxAttempts: 5, initialBackoff: '0.1s', maxBackoff: '2s',
+                                      backoffMultiplier: 2, retryableStatusCodes: ['UNAVAILABLE'] } }]
+    )
+  }.freeze
+
   # A mistake on the command line (exit status 2).
   class Usage < StandardError; end
 
@@ -231,7 +242,8 @@ module Tongiaki
     raise Usage, "#{command} needs --token TOKEN (printed by join)" if %w[start play].include?(command) && !named['token']
 
     server = named['server'] || ENV['TONGIAKI_SERVER'] || 'localhost:50051'
-    stub = V1::GameService::Stub.new(server, :this_channel_is_insecure, timeout: nil)
+    stub = V1::GameService::Stub.new(server, :this_channel_is_insecure, timeout: nil,
+                                                                        channel_args: CHANNEL_ARGS)
     out = ->(value) { puts(value.is_a?(String) ? value : JSON.generate(value)) || $stdout.flush }
     case command
     when 'list'

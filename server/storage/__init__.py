@@ -15,7 +15,7 @@ def open_store(
     *,
     synchronous: str = "FULL",
     address: str = "",
-    lease: float = 5.0,
+    lease: float = 1.5,
 ) -> Store:
     """The store ``database`` names: a ``postgresql://`` URL, else SQLite in ``data_dir``.
 

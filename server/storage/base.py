@@ -70,6 +70,9 @@ class Summary:
     #: Whether ``attention`` may differ from the last summary written (False: a
     #: store that can tell a game's last sequence from its log may write no summary).
     attention_changed: bool = True
+    #: The id of a finished game's rematch, once proposed (kept in the log, as
+    #: its ``rematch`` entry; stores do not write it to the summary's row).
+    rematch: str | None = None
 
     @property
     def open_seats(self) -> int:
@@ -122,6 +125,19 @@ class Conflict(Exception):
         self.why = why
 
 
+class OutcomeUnknown(Exception):
+    """A write whose commit may or may not have happened: the connection broke
+    after it was sent. A retry with the same request id finds it if it was."""
+
+
+class Unavailable(Exception):
+    """The store cannot be reached now (nothing was written); retry shortly."""
+
+
+class LeaseLapsed(Exception):
+    """This node's lease is not known to run: it neither writes nor takes games."""
+
+
 #: Called with (game id, sequence) when another node appended to a game
 #: (("", 0): anything may have been missed, read every followed game again).
 Listener = Callable[[str, int], None]
@@ -133,6 +149,8 @@ class Owner:
 
     epoch: int = 0
     address: str | None = None
+    #: The owning node's id (another node's; "" if not known).
+    node: str = ""
 
     @property
     def mine(self) -> bool:
@@ -151,6 +169,38 @@ class Store(abc.ABC):
     #: Whether appends carry each entry's frame, and reads give it back (so a
     #: node that follows a game relays frames instead of encoding them again).
     keeps_frames: bool = False
+
+    def problems(self) -> list[str]:
+        """Why this node cannot serve its games now (empty: it can)."""
+        return []
+
+    def lease_valid(self) -> bool:
+        """Whether this node may write and take games now (its lease runs)."""
+        return True
+
+    #: This node's id among the nodes sharing the store ("": the store is not shared).
+    node: str = ""
+
+    async def holders(self, address: str) -> list[str]:
+        """The other live nodes registered at ``address``."""
+        return []
+
+    async def cluster_secret(self) -> bytes:
+        """The secret the nodes sharing this store vouch for forwarded callers with."""
+        return b""
+
+    async def alive(self, node: str) -> bool:
+        """Whether ``node``'s lease runs (always, for a store no other node shares)."""
+        return True
+
+    async def retire(self, nodes: list[str]) -> None:  # noqa: B027 - shared stores only
+        """End the leases of ``nodes``."""
+
+    def refuse(self, why: str | None) -> None:  # noqa: B027 - shared stores only
+        """Own no game while ``why`` holds (None: own games again)."""
+
+    #: Times this node's lease ran out (a node that lost its lease lost its games).
+    lapses: int = 0
 
     @property
     @abc.abstractmethod

@@ -29,7 +29,8 @@ import contextlib
 import json
 import logging
 import secrets
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,13 +42,16 @@ from server.storage.base import (
     MAX_PAGE,
     Conflict,
     Entry,
+    LeaseLapsed,
     Listener,
+    OutcomeUnknown,
     Owner,
     Setup,
     Store,
     Stored,
     Summary,
     Tokens,
+    Unavailable,
     dumps,
 )
 
@@ -61,6 +65,11 @@ CREATE TABLE IF NOT EXISTS nodes (
     id          text PRIMARY KEY,
     address     text NOT NULL,
     lease_until timestamptz NOT NULL
+);
+-- The secret the nodes vouch for forwarded callers with (made once, at random).
+CREATE TABLE IF NOT EXISTS cluster (
+    one    boolean PRIMARY KEY DEFAULT true CHECK (one),
+    secret text NOT NULL
 );
 CREATE SEQUENCE IF NOT EXISTS game_ordinals;
 CREATE TABLE IF NOT EXISTS games (
@@ -174,6 +183,12 @@ def _entry(seq: int, kind: str, body: str, frame: bytes | None) -> Entry:
     return Entry(seq, kind, json.loads(body), frame)
 
 
+def _fail(batch: list[_Write], error: BaseException) -> None:
+    for write in batch:
+        if not write.future.done():
+            write.future.set_exception(error)
+
+
 @dataclass
 class _Write:
     sql: str
@@ -184,10 +199,37 @@ class _Write:
     sequence: int = 0
 
 
-class PostgresStore(Store):
-    """Games in a PostgreSQL database that several nodes may share."""
+class Backoff:
+    """Seconds to wait before the next attempt: doubling from ``first`` up to ``last``."""
 
-    def __init__(self, url: str, *, address: str = "", lease: float = 5.0) -> None:
+    def __init__(self, first: float = 0.05, last: float = 2.0) -> None:
+        self.first = first
+        self.last = last
+        self.delay = 0.0
+
+    def failed(self) -> float:
+        """One more failure: how long to wait now."""
+        self.delay = min(self.last, self.delay * 2 or self.first)
+        return self.delay
+
+    def succeeded(self) -> bool:
+        """A success: start again from ``first``; returns whether it followed failures."""
+        recovered, self.delay = self.delay > 0, 0.0
+        return recovered
+
+
+class PostgresStore(Store):
+    """Games in a PostgreSQL database that several nodes may share.
+
+    Every background task (writer, lease, listener) survives its database: it
+    reconnects with back-off and never ends on an error. A task that ends
+    anyway is logged and named by :meth:`problems`, which makes the node
+    unhealthy. The lease is fenced on this side too: the node counts its lease
+    from the moment it *sent* the renewal, minus a margin, and writes and takes
+    games only while that runs, so it stops before the database would refuse it.
+    """
+
+    def __init__(self, url: str, *, address: str = "", lease: float = 1.5) -> None:
         self.url = url
         #: This node: a random id, and the address other nodes forward requests to.
         self.node = secrets.token_hex(6)
@@ -197,12 +239,21 @@ class PostgresStore(Store):
         self.writes = 0
         self.shared = True
         self.keeps_frames = True
+        self.lapses = 0
         self._queue: asyncio.Queue[_Write | None] = asyncio.Queue()
         self._writer: psycopg.AsyncConnection[Any] | None = None
         self._readers: asyncio.Queue[psycopg.AsyncConnection[Any]] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
         self._listeners: list[Listener] = []
-        self._lost: list[asyncio.Event] = []
+        #: Until when (monotonic seconds) this node may write: its lease as it knows it.
+        self._lease_until = 0.0
+        #: Tasks that ended although they never should.
+        self._ended: list[str] = []
+        self._write_backoff = Backoff()
+        self._stopping = False
+        #: Why this node must own no game now (None: it may).
+        self._refusing: str | None = None
+        self._released = False
 
     @property
     def description(self) -> str:
@@ -214,81 +265,200 @@ class PostgresStore(Store):
         )
 
     async def _connect(self) -> psycopg.AsyncConnection[Any]:
-        return await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+        return await psycopg.AsyncConnection.connect(
+            self.url, autocommit=True, connect_timeout=max(2, int(self.lease * 2))
+        )
+
+    # ------------------------------------------------------------ health and lease
+
+    @property
+    def margin(self) -> float:
+        """Seconds before the database's end of the lease at which this node stops."""
+        return self.lease / 4
+
+    def lease_valid(self) -> bool:
+        """Whether this node's lease runs (as counted here, ahead of the database),
+        and it may own games."""
+        return self._refusing is None and not self._ended and time.monotonic() < self._lease_until
+
+    def refuse(self, why: str | None) -> None:
+        """Own no game while ``why`` holds: the games are handed over at the next renewal."""
+        if why != self._refusing:
+            self._refusing = why
+            self._released = False
+
+    def problems(self) -> list[str]:
+        """Why this node cannot serve its games now: tasks that ended, a lapsed lease."""
+        found = [f"{name} ended" for name in self._ended]
+        if self._refusing is not None:
+            found.append(self._refusing)
+        elif self._writer is not None and not self.lease_valid():
+            found.append("lease not renewed")
+        return found
+
+    def _supervised(self, name: str, work: Callable[[], Awaitable[None]]) -> asyncio.Task[None]:
+        """Run ``work`` as a task whose end, other than by cancelling, is logged and kept."""
+
+        async def run() -> None:
+            try:
+                await work()
+            except asyncio.CancelledError:
+                raise
+            except BaseException:
+                log.exception("store task failed", extra={"task": name})
+                self._ended.append(name)
+                raise
+            if not self._stopping:
+                log.error("store task ended", extra={"task": name})
+                self._ended.append(name)
+
+        return asyncio.create_task(run(), name=name)
+
+    async def _renew(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        """Extend this node's lease (its row made again if it was forgotten)."""
+        sent = time.monotonic()
+        await conn.execute(
+            "INSERT INTO nodes (id, address, lease_until)"
+            " VALUES (%(id)s, %(address)s, clock_timestamp() + make_interval(secs => %(lease)s))"
+            " ON CONFLICT (id) DO UPDATE SET lease_until = EXCLUDED.lease_until",
+            {"id": self.node, "address": self.address, "lease": self.lease},
+        )
+        if self._lease_until and sent >= self._lease_until:
+            # The lease ran out meanwhile: any game this node owned may be another's now.
+            self.lapses += 1
+            log.warning("lease ran out; renewed", extra={"lapses": self.lapses})
+        self._lease_until = sent + self.lease - self.margin
 
     # ------------------------------------------------------------ life cycle
 
     async def start(self) -> None:
-        """Create the schema if needed, register this node, start writing and listening."""
+        """Create the schema if needed, register this node, start writing and listening.
+
+        The lease is counted from here: the node may write at once.
+        """
         self._writer = await self._connect()
         async with self._writer.transaction():
             await self._writer.execute("SELECT pg_advisory_xact_lock(7320420)")
             await self._writer.execute(SCHEMA)
+            await self._writer.execute(
+                "INSERT INTO cluster (secret) VALUES (%s) ON CONFLICT DO NOTHING",
+                (secrets.token_hex(32),),
+            )
         for _ in range(READERS):
             self._readers.put_nowait(await self._connect())
-        # A node that was at this address before is gone (this process holds the
-        # address now): its games need not wait for its lease to run out.
-        await self._writer.execute(
-            "UPDATE nodes SET lease_until = clock_timestamp() WHERE address = %s",
-            (self.address,),
-        )
-        await self._writer.execute(
-            "INSERT INTO nodes (id, address, lease_until)"
-            " VALUES (%s, %s, clock_timestamp() + make_interval(secs => %s))",
-            (self.node, self.address, self.lease),
-        )
+        await self._renew(self._writer)
         ready = asyncio.Event()
         self._tasks = [
-            asyncio.create_task(self._write_loop(), name="store-writer"),
-            asyncio.create_task(self._heartbeat(), name="store-lease"),
-            asyncio.create_task(self._listen(ready), name="store-listen"),
+            self._supervised("store-writer", self._write_loop),
+            self._supervised("store-lease", self._heartbeat),
+            self._supervised("store-listen", lambda: self._listen(ready)),
         ]
         await ready.wait()
 
+    async def holders(self, address: str) -> list[str]:
+        """The other live nodes registered at ``address``."""
+        async with self._reader() as conn:
+            cursor = await conn.execute(
+                "SELECT id FROM nodes WHERE address = %s AND id <> %s"
+                " AND lease_until > clock_timestamp()",
+                (address, self.node),
+            )
+            return [str(node) for (node,) in await cursor.fetchall()]
+
+    async def cluster_secret(self) -> bytes:
+        """The secret every node of this database shares."""
+        async with self._reader() as conn:
+            cursor = await conn.execute("SELECT secret FROM cluster")
+            row = await cursor.fetchone()
+        assert row is not None
+        return str(row[0]).encode()
+
+    async def alive(self, node: str) -> bool:
+        """Whether ``node``'s lease runs."""
+        async with self._reader() as conn:
+            cursor = await conn.execute(
+                "SELECT 1 FROM nodes WHERE id = %s AND lease_until > clock_timestamp()", (node,)
+            )
+            return await cursor.fetchone() is not None
+
+    async def retire(self, nodes: list[str]) -> None:
+        """End the leases of ``nodes`` (gone from the address this node holds now)."""
+        async with self._reader() as conn:
+            await conn.execute(
+                "UPDATE nodes SET lease_until = clock_timestamp() WHERE id = ANY (%s)", (nodes,)
+            )
+
     async def stop(self) -> None:
-        """Commit what is queued, give up every game this node owns, and close."""
+        """Commit what is queued, give up every game this node owns, and close.
+
+        Each step is attempted whatever the last one did: a node whose database
+        is gone still stops (its games then wait for its lease to run out).
+        """
         if self._writer is None:
             return
+        self._stopping = True
         await self._queue.put(None)
-        writer, *others = self._tasks
-        await writer
-        for task in others:
+        writer = self._tasks[0]
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(asyncio.shield(writer), 10)
+        for task in self._tasks:
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
+            with contextlib.suppress(BaseException):
                 await task
-        with contextlib.suppress(psycopg.Error):
-            await self._writer.execute(
-                "UPDATE games SET owner = NULL WHERE owner = %s", (self.node,)
-            )
-            await self._writer.execute("DELETE FROM nodes WHERE id = %s", (self.node,))
-        await self._writer.close()
+        conn = self._writer
         self._writer = None
+        try:
+            if conn.closed or conn.broken:
+                conn = await self._connect()
+            await conn.execute("UPDATE games SET owner = NULL WHERE owner = %s", (self.node,))
+            await conn.execute("DELETE FROM nodes WHERE id = %s", (self.node,))
+        except psycopg.Error:
+            log.warning("could not hand over this node's games; they move when its lease ends")
+        finally:
+            with contextlib.suppress(psycopg.Error):
+                await conn.close()
         while not self._readers.empty():
-            await self._readers.get_nowait().close()
+            with contextlib.suppress(psycopg.Error):
+                await self._readers.get_nowait().close()
 
     async def _heartbeat(self) -> None:
-        """Renew this node's lease a few times per lease (and forget long-dead nodes)."""
-        conn = await self._connect()
+        """Renew this node's lease several times per lease (and forget long-dead nodes)."""
+        conn: psycopg.AsyncConnection[Any] | None = None
+        backoff = Backoff(last=self.lease / 6)
+        renewals = 0
         try:
             while True:
-                await asyncio.sleep(self.lease / 5)
+                await asyncio.sleep(self.lease / 6)
                 try:
-                    await conn.execute(
-                        "UPDATE nodes SET lease_until ="
-                        " clock_timestamp() + make_interval(secs => %s) WHERE id = %s",
-                        (self.lease, self.node),
-                    )
-                    await conn.execute(
-                        "DELETE FROM nodes"
-                        " WHERE lease_until < clock_timestamp() - interval '1 hour'"
-                    )
-                except psycopg.OperationalError:
-                    log.warning("lease renewal failed; reconnecting")
-                    with contextlib.suppress(psycopg.Error):
-                        await conn.close()
-                    conn = await self._connect()
+                    if conn is None:
+                        conn = await asyncio.wait_for(self._connect(), self.lease)
+                    await asyncio.wait_for(self._renew(conn), self.lease)
+                    if (self._refusing is not None or self._ended) and not self._released:
+                        # A node that cannot serve its games hands them over.
+                        await conn.execute(
+                            "UPDATE games SET owner = NULL WHERE owner = %s", (self.node,)
+                        )
+                        self._released = True
+                    renewals += 1
+                    if renewals % 600 == 0:
+                        await conn.execute(
+                            "DELETE FROM nodes"
+                            " WHERE lease_until < clock_timestamp() - interval '1 hour'"
+                        )
+                    if backoff.succeeded():
+                        log.info("lease renewal works again")
+                except (psycopg.Error, OSError, TimeoutError):
+                    if not backoff.delay:
+                        log.warning("lease renewal failed; reconnecting", exc_info=True)
+                    if conn is not None:
+                        with contextlib.suppress(Exception):
+                            await conn.close()
+                    conn = None
+                    await asyncio.sleep(backoff.failed())
         finally:
-            await conn.close()
+            if conn is not None:
+                with contextlib.suppress(Exception):
+                    await conn.close()
 
     # ------------------------------------------------------------ listening
 
@@ -297,6 +467,7 @@ class PostgresStore(Store):
         self._listeners.append(listener)
 
     async def _listen(self, ready: asyncio.Event) -> None:
+        backoff = Backoff()
         while True:
             try:
                 conn = await self._connect()
@@ -304,19 +475,26 @@ class PostgresStore(Store):
                     await conn.execute(f"LISTEN {CHANNEL}")
                     if ready.is_set():
                         # Reconnected: anything may have been missed; every follower reads again.
+                        log.info("listening again")
                         for listener in self._listeners:
                             listener("", 0)
                     ready.set()
+                    backoff.succeeded()
                     async for notify in conn.notifies():
                         game, _, sequence = notify.payload.rpartition(":")
                         for listener in self._listeners:
                             listener(game, int(sequence))
                 finally:
-                    with contextlib.suppress(psycopg.Error):
+                    with contextlib.suppress(Exception):
                         await conn.close()
-            except psycopg.OperationalError:
-                log.warning("listen connection lost; reconnecting")
-                await asyncio.sleep(0.5)
+            except (psycopg.Error, OSError):
+                if not backoff.delay:
+                    log.warning("listen connection lost; reconnecting")
+                await asyncio.sleep(backoff.failed())
+            except Exception:
+                # A listener's fault must not end listening for every game.
+                log.exception("listening failed; starting again")
+                await asyncio.sleep(backoff.failed())
 
     # ------------------------------------------------------------ writing
 
@@ -389,7 +567,6 @@ class PostgresStore(Store):
         )
 
     async def _write_loop(self) -> None:
-        assert self._writer is not None
         stopping = False
         while not stopping:
             item = await self._queue.get()
@@ -402,12 +579,44 @@ class PostgresStore(Store):
             else:
                 stopping = True
             if batch:
-                await self._commit(batch)
+                try:
+                    await self._commit(batch)
+                except Exception as error:
+                    # Never the end of the writer: the batch fails, the next one is tried.
+                    log.exception("commit failed unexpectedly")
+                    _fail(batch, OutcomeUnknown(str(error)))
+
+    async def _writer_connection(self) -> psycopg.AsyncConnection[Any]:
+        """The writer's connection, made again if it broke (one attempt; raises Unavailable)."""
+        writer = self._writer
+        if writer is not None and not writer.closed and not writer.broken:
+            return writer
+        if writer is not None:
+            with contextlib.suppress(Exception):
+                await writer.close()
+        try:
+            self._writer = await self._connect()
+        except (psycopg.Error, OSError) as error:
+            raise Unavailable(f"the database cannot be reached: {error}") from None
+        log.info("writer connected again")
+        return self._writer
 
     async def _commit(self, batch: list[_Write]) -> None:
-        assert self._writer is not None
+        if self._write_backoff.delay:
+            # The last attempt failed: wait a little (writes queue up meanwhile).
+            await asyncio.sleep(self._write_backoff.delay)
+        if not self.lease_valid():
+            _fail(batch, LeaseLapsed("this node's lease is not known to run"))
+            return
+        try:
+            writer = await self._writer_connection()
+        except Unavailable as error:
+            if not self._write_backoff.delay:
+                log.warning("writer cannot connect; retrying", extra={"error": str(error)})
+            self._write_backoff.failed()
+            _fail(batch, error)
+            return
         results: list[Any] = []
-        writer = self._writer
         try:
             # One round trip: the transaction's statements, its end and one sync go
             # out together. A statement that fails aborts the rest of the pipeline,
@@ -422,18 +631,21 @@ class PostgresStore(Store):
                 results.append(await cursor.fetchone() if write.game else None)
             self.commits += 1
             self.writes += len(batch)
+            self._write_backoff.succeeded()
         except psycopg.Error as error:
+            if writer.closed or writer.broken or isinstance(error, psycopg.OperationalError):
+                # The connection broke: the COMMIT may have reached the database or not.
+                log.warning("commit outcome unknown: the connection broke", exc_info=True)
+                self._write_backoff.failed()
+                with contextlib.suppress(Exception):
+                    await writer.close()
+                _fail(batch, OutcomeUnknown(f"the connection broke at commit: {error}"))
+                return
             log.exception("commit failed")
-            if not writer.closed and writer.info.transaction_status != TransactionStatus.IDLE:
+            if writer.info.transaction_status != TransactionStatus.IDLE:
                 with contextlib.suppress(psycopg.Error):
                     await writer.execute("ROLLBACK")
-            if isinstance(error, psycopg.OperationalError):
-                with contextlib.suppress(psycopg.Error):
-                    await self._writer.close()
-                self._writer = await self._connect()
-            for write in batch:
-                if not write.future.done():
-                    write.future.set_exception(error)
+            _fail(batch, error)
             return
         for write, row in zip(batch, results, strict=True):
             if write.future.done():
@@ -448,27 +660,41 @@ class PostgresStore(Store):
     # ------------------------------------------------------------ owners
 
     async def acquire(self, game: str) -> Owner | None:
-        """Own ``game`` if it has no living owner; else who does. None: no such game."""
+        """Own ``game`` if it has no living owner; else who does. None: no such game.
+
+        Only while this node's own lease runs (here and in the database): a node
+        whose lease lapsed takes nothing, not even its own games back.
+        """
+        may_take = self.lease_valid()
         async with self._reader() as conn:
             cursor = await conn.execute(
                 "UPDATE games SET owner = %(me)s, epoch = epoch + 1 WHERE id = %(g)s AND"
                 " (owner IS NULL OR owner = %(me)s OR NOT EXISTS (SELECT 1 FROM nodes n"
                 "  WHERE n.id = games.owner AND n.lease_until > clock_timestamp()))"
-                " RETURNING epoch",
-                {"me": self.node, "g": game},
+                " AND EXISTS (SELECT 1 FROM nodes m WHERE m.id = %(me)s"
+                "  AND m.lease_until > clock_timestamp() + make_interval(secs => %(margin)s))"
+                " AND %(may)s RETURNING epoch",
+                {"me": self.node, "g": game, "margin": self.margin, "may": may_take},
             )
             row = await cursor.fetchone()
             if row is not None:
                 return Owner(epoch=int(row[0]))
             cursor = await conn.execute(
-                "SELECT n.address FROM games g JOIN nodes n ON n.id = g.owner WHERE g.id = %s",
+                "SELECT n.address, n.id, n.lease_until > clock_timestamp()"
+                " FROM games g JOIN nodes n ON n.id = g.owner WHERE g.id = %s",
                 (game,),
             )
             found = await cursor.fetchone()
-        if found is None:
-            # The game exists only if its row does; its owner may have vanished meanwhile.
-            return None if await self.load(game, entries=False) is None else Owner(address="")
-        return Owner(address=str(found[0]))
+        if found is not None and found[1] == self.node:
+            # This node owns it, yet could not take it: its lease is about to run out.
+            raise LeaseLapsed("this node's lease is about to run out")
+        if found is None or not found[2]:
+            if await self.load(game, entries=False) is None:
+                return None
+            # Nobody living has it, yet it was not taken: this node's lease is short
+            # in the database (or the owner's ran out just now): retry.
+            raise LeaseLapsed("this node's lease is about to run out")
+        return Owner(address=str(found[0]), node=str(found[1]))
 
     async def release(self, game: str, epoch: int) -> None:
         """Give up ``game`` (idle here): another node may take it at once."""
@@ -494,14 +720,16 @@ class PostgresStore(Store):
 
     @contextlib.asynccontextmanager
     async def _reader(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+        """A reading connection (made again if it broke); Unavailable if the database is not."""
         conn = await self._readers.get()
         try:
+            if conn.closed or conn.broken:
+                conn = await self._connect()
             yield conn
-        except psycopg.OperationalError:
-            with contextlib.suppress(psycopg.Error):
+        except (psycopg.OperationalError, OSError) as error:
+            with contextlib.suppress(Exception):
                 await conn.close()
-            conn = await self._connect()
-            raise
+            raise Unavailable(f"the database cannot be reached: {error}") from None
         finally:
             self._readers.put_nowait(conn)
 

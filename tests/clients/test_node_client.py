@@ -12,8 +12,10 @@ from typing import Any
 import pytest
 import server_harness
 from server_harness import (
+    CHATTY,
     COLOURS,
     auth,
+    chatter,
     new_game,
     play_seat,
     random_chooser,
@@ -298,5 +300,28 @@ def test_the_node_client_spreads_over_nodes_and_goes_on_while_one_is_down(
                 assert code == 2 and "HOST:PORT" in err
         finally:
             server_harness.DATABASE[0] = None
+
+    asyncio.run(main())
+
+
+def test_a_node_seat_plays_on_while_the_others_send_quick_messages(tmp_path: Path) -> None:
+    """Quick messages are entries of the log that change nothing: the client follows
+    them and its actions, chosen before or after them, are taken."""
+
+    async def main() -> None:
+        async with running(tmp_path, CHATTY) as (server, stub, _):
+            address = f"127.0.0.1:{server.port}"
+            name, tokens = await new_game(stub, 3)
+            mine = COLOURS[1]
+            others = {c: t for c, t in tokens.items() if c != mine}
+            played, sent, *_ = await asyncio.gather(
+                node("play", name, "--server", address, "--token", tokens[mine]),
+                chatter(stub, name, [*others.values(), tokens[mine]]),
+                *(play_seat(stub, name, c, t, random_chooser(c)) for c, t in others.items()),
+            )
+            page = await stub.ListGameEntries(spb.ListGameEntriesRequest(name=name, page_size=2000))
+        assert played[-1]["end"] == "game_over" and played[-1]["colour"] == "COLOUR_ORANGE"
+        assert sent > 0
+        assert any(e.HasField("message_sent") for e in page.entries)
 
     asyncio.run(main())

@@ -10,7 +10,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from server_harness import COLOURS, new_game, play_seat, random_chooser, running, spectate
+from server_harness import (
+    CHATTY,
+    COLOURS,
+    chatter,
+    new_game,
+    play_seat,
+    random_chooser,
+    running,
+    spectate,
+)
 
 from engine import Game
 from server.convert import action_from_proto
@@ -145,5 +154,28 @@ def test_a_ruby_seat_joined_before_the_start_waits_then_starts_the_game(tmp_path
 
         assert played[-1]["end"] == "game_over" and len(played) > 2
         assert again == [played[-1]]
+
+    asyncio.run(main())
+
+
+def test_a_ruby_seat_plays_on_while_the_others_send_quick_messages(tmp_path: Path) -> None:
+    """Quick messages are entries of the log that change nothing: the client follows
+    them and its actions, chosen before or after them, are taken."""
+
+    async def main() -> None:
+        async with running(tmp_path, CHATTY) as (server, stub, _):
+            address = f"127.0.0.1:{server.port}"
+            name, tokens = await new_game(stub, 3)
+            mine = COLOURS[2]
+            others = {c: t for c, t in tokens.items() if c != mine}
+            played, sent, *_ = await asyncio.gather(
+                ruby("play", name, "--server", address, "--token", tokens[mine]),
+                chatter(stub, name, [*others.values(), tokens[mine]]),
+                *(play_seat(stub, name, c, t, random_chooser(c)) for c, t in others.items()),
+            )
+            page = await stub.ListGameEntries(spb.ListGameEntriesRequest(name=name, page_size=2000))
+        assert played[-1]["end"] == "game_over" and played[-1]["colour"] == "COLOUR_RED"
+        assert sent > 0
+        assert any(e.HasField("message_sent") for e in page.entries)
 
     asyncio.run(main())

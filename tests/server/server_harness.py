@@ -131,11 +131,13 @@ class Seen:
         for entry in message.entries:
             self.follow(entry)
 
-    def follow(self, entry: pb.LogEntry) -> None:
-        """Follow one log entry (ignoring entries already followed)."""
+    def follow(self, entry: pb.LogEntry, own: bool = False) -> None:
+        """Follow one log entry (ignoring entries already followed); the entry of the
+        seat's own action (``own``) may come before entries the watch has yet to
+        bring (quick messages sent meanwhile)."""
         if entry.sequence <= self.sequence:
             return
-        assert entry.sequence == self.sequence + 1, (entry.sequence, self.sequence)
+        assert own or entry.sequence == self.sequence + 1, (entry.sequence, self.sequence)
         self.sequence = entry.sequence
         if entry.HasField("game_started"):
             self.decision = entry.game_started.view.decision
@@ -199,7 +201,7 @@ async def play_seat(
             if on_submit is not None:
                 on_submit(entry)
             seen.own.append(entry)
-            seen.follow(entry)
+            seen.follow(entry, own=True)
     if actions is not None:
         await actions.done_writing()
         assert await actions.read() is grpc.aio.EOF
@@ -218,3 +220,23 @@ def random_chooser(seed: int) -> Chooser:
     """Pick options uniformly at random with a seeded generator."""
     rng = random.Random(seed)
     return lambda decision: rng.choice(list(decision.options))
+
+
+#: Quick messages without limits, for games that chatter all along.
+CHATTY = Limits(messages_per_game=10**6, message_burst=10**6)
+
+
+async def chatter(stub: Stub, name: str, tokens: list[str]) -> int:
+    """Send quick messages from ``tokens``' seats, in turn, until the game is over;
+    how many were sent."""
+    sent = 0
+    phrases = [p for p in pb.Phrase.values() if p != pb.PHRASE_UNSPECIFIED]
+    while True:
+        got = await stub.GetGame(spb.GetGameRequest(name=name))
+        if got.snapshot.game.state == pb.GAME_STATE_FINISHED:
+            return sent
+        request = spb.SendMessageRequest(
+            name=name, phrase=phrases[sent % len(phrases)], request_id=f"chat-{sent}"
+        )
+        await stub.SendMessage(request, metadata=auth(tokens[sent % len(tokens)]))
+        sent += 1

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ import grpc
 import pytest
 from server_harness import COLOURS, auth, error_info, new_game, running
 
+from server.app import Config
 from server.botseats import WORKER_NICENESS, BotConfig
 from server.gen.tongiaki.v1 import game_pb2 as pb
 from server.gen.tongiaki.v1 import game_service_pb2 as spb
@@ -220,6 +222,33 @@ def test_metrics_are_served(tmp_path: Path) -> None:
         for name in ("tongiaki_watches_open", "tongiaki_bot_queue", "tongiaki_bot_searches"):
             assert f"\n{name} " in text
         assert "process_resident_memory_bytes" in text
+
+    asyncio.run(main())
+
+
+def test_metrics_can_ask_for_a_token_and_listen_on_this_machine_by_default(
+    tmp_path: Path,
+) -> None:
+    assert Config().host == "127.0.0.1"
+
+    async def main() -> None:
+        async with running(tmp_path, metrics_port=0, metrics_token="s3cret") as (server, _, _c):
+            url = f"http://127.0.0.1:{server.metrics_port}/metrics"
+
+            def fetch(token: str | None) -> tuple[int, str]:
+                request = urllib.request.Request(url)
+                if token is not None:
+                    request.add_header("Authorization", f"Bearer {token}")
+                try:
+                    with urllib.request.urlopen(request, timeout=10) as answer:
+                        return answer.status, answer.read().decode()
+                except urllib.error.HTTPError as error:
+                    return error.code, ""
+
+            assert (await asyncio.to_thread(fetch, None))[0] == 401
+            assert (await asyncio.to_thread(fetch, "wrong"))[0] == 401
+            status, text = await asyncio.to_thread(fetch, "s3cret")
+            assert status == 200 and "tongiaki_games_in_memory" in text
 
     asyncio.run(main())
 

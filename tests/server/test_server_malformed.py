@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 from pathlib import Path
 from typing import Any, cast
 
@@ -156,6 +157,15 @@ def test_malformed_requests_get_their_reasons(tmp_path: Path) -> None:
                     (grpc.StatusCode.ABORTED, "STALE_SEQUENCE"),
                 ),
                 ("page token", stub.ListGames(spb.ListGamesRequest(page_token="%%")), bad_request),
+                (
+                    "page token past 2^63",
+                    stub.ListGames(
+                        spb.ListGamesRequest(
+                            page_token=base64.urlsafe_b64encode(b"after:%d" % (1 << 63)).decode()
+                        )
+                    ),
+                    bad_request,
+                ),
                 ("page size", stub.ListGames(spb.ListGamesRequest(page_size=-1)), bad_request),
                 ("state", stub.ListGames(spb.ListGamesRequest(state=cast(Any, 17))), bad_request),
             ]

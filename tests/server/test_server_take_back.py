@@ -206,3 +206,52 @@ def test_a_bot_waits_in_a_game_with_a_person_and_not_among_bots(tmp_path: Path) 
             await asyncio.wait_for(finished(), 20 * pace)
 
     asyncio.run(main())
+
+
+def test_a_bot_holds_its_answer_for_the_undo_window(tmp_path: Path) -> None:
+    """After a person's decision that drew no tile, a bot answers no sooner than the
+    undo window, so the person can still take it back; then the bot thinks again."""
+    window = 3.0
+
+    async def main() -> None:
+        config = BotConfig(strong_budget=0.05, undo_window=window)
+        async with running(tmp_path, WHOLE_LOG, config) as (_server, stub, _channel):
+            settings = pb.GameSettings(bots=[pb.BotSeat(colour=ORANGE, level=pb.BOT_LEVEL_RANDOM)])
+            created = await stub.CreateGame(
+                spb.CreateGameRequest(seats=[YELLOW, ORANGE], settings=settings)
+            )
+            name = created.game.name
+            joined = await stub.JoinGame(spb.JoinGameRequest(name=name, colour=YELLOW))
+            token = joined.seat_token
+            await stub.StartGame(spb.StartGameRequest(name=name), metadata=auth(token))
+            rng = random.Random(5)
+
+            # The bot's answer to the set-up pick comes no sooner than the window.
+            placed = await act(stub, name, token, rng)
+            sent = time.monotonic()
+            watch = stub.WatchGame(spb.WatchGameRequest(name=name, after_sequence=placed.sequence))
+            async for message in watch:
+                if message.entries:
+                    assert message.entries[0].action_applied.player == ORANGE
+                    break
+            assert time.monotonic() - sent >= window * 0.9
+            watch.cancel()
+
+            # Within the window the person takes the next decision back; the bot,
+            # whose answer went stale, leaves the decision to the person.
+            before = await snapshot(stub, name)
+            placed = await act(stub, name, token, rng)
+            taken = await take_back(stub, name, token, placed.sequence, "t-window")
+            assert taken.action_taken_back.taken_back == placed.sequence
+            assert taken.action_taken_back.view == before.view
+            # Decided again: the bot answers once the new window has passed.
+            placed = await act(stub, name, token, rng)
+            watch = stub.WatchGame(spb.WatchGameRequest(name=name, after_sequence=placed.sequence))
+            async for message in watch:
+                if message.entries:
+                    assert message.entries[0].action_applied.player == ORANGE
+                    assert message.entries[0].sequence == placed.sequence + 1
+                    break
+            watch.cancel()
+
+    asyncio.run(main())

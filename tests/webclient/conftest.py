@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import tempfile
@@ -14,9 +15,10 @@ from typing import Any
 
 import pytest
 from flask import Flask
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
 
-from webclient import close_app, create_app
+from webclient import catalogs, close_app, create_app
 from webclient.run import ServerProcess
 from webclient.wsgi import Gateway
 
@@ -37,12 +39,127 @@ CHROMIUM_ARGS = [
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    """Debian's Chromium, headless."""
+    """Debian's Chromium, headless; a page that shows a raw message id fails the test."""
     assert Path(CHROMIUM).exists(), "Debian's chromium is needed: make browser"
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
+        yield watch_raw_ids(launched)
         launched.close()
+
+
+# ------------------------------------------------------------------ raw message ids
+#
+# A message id with no text in the catalogs is shown as the id itself ("end.winners").
+# Every page of a browser from watch_raw_ids() looks for ids in its text whenever the
+# page changes (and once more when it is closed) and reports them; the autouse fixture
+# no_raw_message_ids fails the test that showed one. raw_message_ids(page) asks a page
+# directly.
+
+RAW_IDS: list[str] = []
+
+
+def raw_id_pattern() -> str:
+    """A JavaScript regular expression for a message id in a page's text: an id of a
+    namespace of the catalogs ("end.winners", "error.GAME_OVER"), or anything shaped
+    like one (word.word_word) for namespaces still to come."""
+    namespaces = sorted({key.split(".", 1)[0] for key in catalogs.export("en")["messages"]})
+    named = rf"(?:{'|'.join(namespaces)})\.[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*"
+    return rf"(?<![\w./@-])(?:{named}|[a-z]+\.[a-z]+_[a-z_]+)(?![\w/@-])"
+
+
+RAW_ID_SCRIPT = """
+((pattern) => {
+  const seen = new Set();
+  const scan = () => {
+    if (!document.body) return [];
+    const texts = [document.body.innerText, document.title];
+    const names = ["title", "aria-label", "placeholder", "alt"];
+    for (const node of document.querySelectorAll(names.map((name) => `[${name}]`).join(","))) {
+      for (const name of names) texts.push(node.getAttribute(name) || "");
+    }
+    const found = [...new Set(texts.flatMap((text) => text.match(new RegExp(pattern, "g")) || []))];
+    const fresh = found.filter((id) => !seen.has(id));
+    fresh.forEach((id) => seen.add(id));
+    if (fresh.length && window.__tongiakiRawIds) window.__tongiakiRawIds(fresh);
+    return found;
+  };
+  let timer = null;
+  const later = () => {
+    if (timer === null) timer = setTimeout(() => { timer = null; scan(); }, 250);
+  };
+  window.__tongiakiScan = scan;
+  new MutationObserver(later).observe(document, {
+    subtree: true, childList: true, characterData: true, attributes: true,
+    attributeFilter: ["title", "aria-label", "placeholder", "alt"],
+  });
+})(%s);
+"""
+
+
+def raw_message_ids(page: Page) -> list[str]:
+    """The message ids ``page`` shows raw now (text, title, labels, placeholders)."""
+    found: list[str] = page.evaluate("() => (window.__tongiakiScan ? window.__tongiakiScan() : [])")
+    return found
+
+
+def _scan_before_close(page: Page) -> None:
+    # A page that is navigating or already gone has nothing more to report.
+    with contextlib.suppress(PlaywrightError):
+        raw_message_ids(page)
+
+
+def _watch_context(context: BrowserContext) -> BrowserContext:
+    """Report every raw id shown on a page of ``context`` to RAW_IDS."""
+
+    def report(source: dict[str, Any], ids: list[str]) -> None:
+        RAW_IDS.extend(f"{source['page'].url}: {key}" for key in ids)
+
+    context.expose_binding("__tongiakiRawIds", report)
+    context.add_init_script(RAW_ID_SCRIPT % json.dumps(raw_id_pattern()))
+    close = context.close
+
+    def close_after_scan(**kwargs: Any) -> None:
+        for page in context.pages:
+            _scan_before_close(page)
+        close(**kwargs)
+
+    context.close = close_after_scan  # type: ignore[method-assign]
+    return context
+
+
+def watch_raw_ids(browser: Browser) -> Browser:
+    """``browser``, whose new contexts and pages report raw message ids (see RAW_IDS)."""
+    new_context, new_page = browser.new_context, browser.new_page
+
+    def watched_context(**kwargs: Any) -> BrowserContext:
+        return _watch_context(new_context(**kwargs))
+
+    def watched_page(**kwargs: Any) -> Page:
+        page = new_page(**kwargs)
+        _watch_context(page.context)
+        page.reload()  # the init script applies from the next document on
+        close = page.close
+
+        def close_after_scan(**options: Any) -> None:
+            _scan_before_close(page)
+            close(**options)
+
+        page.close = close_after_scan  # type: ignore[method-assign]
+        return page
+
+    browser.new_context = watched_context  # type: ignore[method-assign]
+    browser.new_page = watched_page  # type: ignore[method-assign]
+    return browser
+
+
+@pytest.fixture(autouse=True)
+def no_raw_message_ids() -> Iterator[None]:
+    """Fail a test during which a page showed a message id instead of its text."""
+    RAW_IDS.clear()
+    yield
+    shown = sorted(set(RAW_IDS))
+    RAW_IDS.clear()
+    assert shown == [], f"message ids shown raw: {shown}"
 
 
 @pytest.fixture(scope="session")
@@ -50,7 +167,9 @@ def game_server() -> Iterator[ServerProcess]:
     """The real gRPC game server in a subprocess, on a free port, with a fresh data dir."""
     with tempfile.TemporaryDirectory(prefix="tongiaki-web-") as data:
         # Bots answer at once here; tests of pacing start servers of their own.
-        server = ServerProcess(Path(data), quiet=True, args=["--bot-pace", "0"])
+        server = ServerProcess(
+            Path(data), quiet=True, args=["--bot-pace", "0", "--undo-window", "0"]
+        )
         yield server
         server.stop()
 

@@ -50,6 +50,17 @@ function stored() {
 }
 
 export const storage = {
+  // Every key kept, in storage or in the page's memory.
+  keys() {
+    const out = new Set(memory.keys());
+    try {
+      const store = stored();
+      for (let i = 0; i < (store?.length ?? 0); i += 1) out.add(store.key(i));
+    } catch {
+      // refused: the page's memory only
+    }
+    return [...out];
+  },
   get(key) {
     try {
       const value = stored()?.getItem(key);
@@ -92,6 +103,30 @@ export const seats = {
   },
   clear(game) {
     storage.remove(seatKey(game));
+  },
+  // The games this browser holds a seat of.
+  games() {
+    const prefix = seatKey("");
+    return storage.keys().filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length));
+  },
+};
+
+// Games this browser watched without a seat, the latest first (a few are kept).
+const WATCHED = "tongiaki.watched";
+export const watched = {
+  games() {
+    try {
+      const ids = JSON.parse(storage.get(WATCHED) ?? "[]");
+      return Array.isArray(ids) ? ids.filter((id) => typeof id === "string") : [];
+    } catch {
+      return [];
+    }
+  },
+  add(game) {
+    storage.set(WATCHED, JSON.stringify([game, ...watched.games().filter((id) => id !== game)].slice(0, 12)));
+  },
+  remove(game) {
+    storage.set(WATCHED, JSON.stringify(watched.games().filter((id) => id !== game)));
   },
 };
 

@@ -1,6 +1,8 @@
 // The board in SVG: tiles at their rotation, beaches with moorings and jetties,
 // sea tiles with foam paths and danger numbers, ships, royal masks, the targets
-// of the pending decision, voyages, pan and zoom. The SVG is a map: it is never
+// of the pending decision, voyages, pan and zoom, and a level of detail by zoom
+// (far out: labels grow to stay readable, a beach's ships become a count per
+// colour). Where the view goes is camera.js's. The SVG is a map: it is never
 // mirrored, whatever the page's writing direction.
 
 import {
@@ -9,8 +11,21 @@ import {
 import { el, shipPath, colourName, FILL } from "./ships.js";
 import { t, td, tn } from "./i18n.js";
 import { player, tileName } from "./text.js";
+import { Camera, entryHexes } from "./camera.js";
 
 const hexOf = (h) => [h?.q ?? 0, h?.r ?? 0];
+// Below this many pixels per board unit the board shows less detail (ships as counts).
+const WIDE = 0.55;
+// Below this, danger numbers are left out (the paths are too small to follow).
+const FAR = 0.3;
+// Text on the board is never smaller than 11 CSS px: labels grow (--k) below this scale.
+const READABLE = 1.05;
+
+// A group at (x, y) whose content grows as the view widens (class "grow").
+function growing(x, y, parent, attrs = {}) {
+  const outer = el("g", { transform: `translate(${x.toFixed(1)},${y.toFixed(1)})`, ...attrs }, parent);
+  return el("g", { class: "grow" }, outer);
+}
 
 // Ships on each beach and colour ("q,r,b|colour" -> count) in `view`.
 function shipCounts(view) {
@@ -50,35 +65,54 @@ export class Board {
     this.svg = el("svg", {
       class: "board",
       "data-testid": "board",
-      role: "img",
+      role: "group",
       "aria-label": t("board.label"),
       preserveAspectRatio: "xMidYMid meet",
     });
     this.layers = {};
     // Under the ships: target arcs (so they never tint a ship); above: ghosts of a
     // choice being made, then the targets' hit areas and voyages.
-    for (const name of ["tiles", "dangers", "under", "ships", "ghosts", "targets", "voyage"]) {
+    for (const name of ["tiles", "dangers", "under", "ships", "labels", "ghosts", "targets", "voyage", "spot"]) {
       this.layers[name] = el("g", { class: `layer-${name}` }, this.svg);
     }
     container.appendChild(this.svg);
     this.box = { x: -300, y: -300, w: 600, h: 600 };
-    this.userMoved = false;
+    // Where the view is going (the box glides there).
+    this.goal = this.box;
+    // Whether the view was ever placed (the box above is only a start).
+    this.framed = false;
+    this.camera = new Camera(this);
+    // A new size (a phone turned, the dock shown) changes the scale: detail and hit areas follow.
+    new ResizeObserver(() => this.applyBox()).observe(this.svg);
     this.known = new Set();
     this.layouts = new Map();
     this.installPanZoom();
     this.applyBox();
   }
 
+  // A manual zoom or pan (replay and how-to set it too).
+  get userMoved() {
+    return this.camera.manual;
+  }
+
+  set userMoved(on) {
+    this.camera.manual = on;
+    if (!on) this.camera.followed = false;
+  }
+
   // ------------------------------------------------------------------ drawing
 
   // options: marks { tiles: Set of "q,r", ships: Map "q,r,b|colour" -> count } of
   // what changed since the player's last decision; ghosts [{ beach: "q,r,b", colour }]
-  // of the choice being made; path: a voyage preview; arrive: stagger new ships (ms).
+  // of the choice being made; path: a voyage preview; arrive: stagger new ships (ms);
+  // decisionKey: what names the decision (the camera frames each one once).
   render(view, picker, options = {}) {
     const before = this.view;
     this.view = view;
-    for (const name of ["tiles", "dangers", "under", "ships", "ghosts", "targets"]) this.layers[name].replaceChildren();
+    for (const name of ["tiles", "dangers", "under", "ships", "labels", "ghosts", "targets"]) this.layers[name].replaceChildren();
     this.layouts.clear();
+    this.labelOf = new Map();
+    this.dangerSpots = [];
     this.marks = options.marks ?? { tiles: new Set(), ships: new Map() };
     const fresh = new Set();
     for (const placed of view?.tiles ?? []) {
@@ -93,14 +127,23 @@ export class Board {
     const arrivals = options.arrive !== undefined ? newShips(before, view) : new Map();
     let order = 0;
     for (const beach of view?.beaches ?? []) order = this.drawShips(beach, arrivals, options.arrive ?? 0, order);
+    this.drawCounts(view);
     for (const royal of view?.royal ?? []) this.drawMask(royal);
     const decision = view?.decision;
     if (decision?.kind === "DECISION_KIND_LAND" && decision.island) this.drawGroup(decision, options.ghosts ?? []);
     for (const ghost of options.ghosts ?? []) this.drawGhost(ghost);
     if (options.path) this.drawPath(options.path);
-    if (picker) this.drawTargets(picker);
-    if (!this.userMoved) this.fit();
-    if (picker) this.showTargets();
+    if (!picker) {
+      this.camera.settle();
+      return;
+    }
+    this.drawTargets(picker);
+    // Framed once per decision; the targets are drawn again for the new scale.
+    if (this.camera.decide(options.decisionKey ?? decision, this.targetBounds(), this.crowded())) {
+      this.layers.targets.replaceChildren();
+      this.layers.under.replaceChildren();
+      this.drawTargets(picker);
+    }
   }
 
   // Tiles of the last board that are gone (R11 removed them) fade out.
@@ -136,13 +179,19 @@ export class Board {
         const ctl = curveControl(pa, pb, c);
         el("path", { d: `M${pa.x},${pa.y}Q${ctl.x},${ctl.y} ${pb.x},${pb.y}`, class: "foam" }, g);
         if (danger) {
-          const m = {
-            x: 0.25 * pa.x + 0.5 * ctl.x + 0.25 * pb.x,
-            y: 0.25 * pa.y + 0.5 * ctl.y + 0.25 * pb.y,
-          };
-          const label = el("g", { class: "danger-label", "data-hex": `${q},${r}` }, this.layers.dangers);
-          el("circle", { cx: m.x, cy: m.y, r: 11, class: "danger" }, label);
-          const text = el("text", { x: m.x, y: m.y, class: "danger-number" }, label);
+          // On its own path, at the first point along it that keeps clear of the
+          // numbers placed so far: never stacked where paths cross.
+          const along = (f) => ({
+            x: (1 - f) ** 2 * pa.x + 2 * f * (1 - f) * ctl.x + f * f * pb.x,
+            y: (1 - f) ** 2 * pa.y + 2 * f * (1 - f) * ctl.y + f * f * pb.y,
+          });
+          const clearance = (p) => Math.min(Infinity, ...this.dangerSpots.map((o) => Math.hypot(o.x - p.x, o.y - p.y)));
+          const spots = [0.5, 0.35, 0.65, 0.22, 0.78, 0.12, 0.88].map(along);
+          const m = spots.find((p) => clearance(p) >= 62) ?? spots.reduce((a, b) => (clearance(b) > clearance(a) ? b : a));
+          this.dangerSpots.push(m);
+          const label = growing(m.x, m.y, this.layers.dangers, { class: "danger-label", "data-hex": `${q},${r}` });
+          el("circle", { r: 11, class: "danger" }, label);
+          const text = el("text", { class: "danger-number" }, label);
           text.textContent = String(danger);
         }
       }
@@ -163,10 +212,17 @@ export class Board {
         el("circle", { cx: slot.x, cy: slot.y, r: 7.5, class: "mooring" }, g);
       }
     }
-    const name = el("text", { x: c.x, y: c.y - 6, class: "island-name" }, g);
+    const label = growing(c.x, c.y, this.layers.labels, { class: "island-label", "data-hex": `${q},${r}` });
+    this.labelOf.set(`${q},${r}`, label);
+    const name = el("text", { y: -6, class: "island-name" }, label);
     name.textContent = tileName(id);
-    const points = el("text", { x: c.x, y: c.y + 14, class: "island-points" }, g);
+    const points = el("text", { y: 14, class: "island-points" }, label);
     points.textContent = tn("board.points", info.points);
+    // Farthest out, only the points in a badge (and the holder's mask beside it).
+    const badge = el("g", { class: "points-badge" }, label);
+    el("circle", { cx: -12, r: 11 }, badge);
+    const number = el("text", { x: -12, class: "badge-number" }, badge);
+    number.textContent = String(info.points);
   }
 
   // The ships of one beach; new ones (`arrivals`) land one by one, `stagger` ms apart.
@@ -200,6 +256,30 @@ export class Board {
     return order;
   }
 
+  // Far out, an island's ships as one ship and a number per colour, in a row
+  // under its points (shown only when the view is wide).
+  drawCounts(view) {
+    const islands = new Map();
+    for (const entry of view?.beaches ?? []) {
+      const key = hexOf(entry.beach).join(",");
+      const counts = islands.get(key) ?? new Map();
+      for (const value of entry.colours ?? []) counts.set(colourName(value), (counts.get(colourName(value)) ?? 0) + 1);
+      islands.set(key, counts);
+    }
+    for (const [key, counts] of islands) {
+      const label = this.labelOf.get(key);
+      if (!label || !counts.size) continue;
+      const g = el("g", { class: "counts", "data-hex": key, "data-testid": "counts" }, label);
+      [...counts].forEach(([colour, n], i) => {
+        const x = (i - (counts.size - 1) / 2) * 28;
+        el("rect", { x: x - 13, y: 22, width: 26, height: 18, rx: 4, class: "count-bg" }, g);
+        shipPath(colour, x - 5, 31, 5, g);
+        const text = el("text", { x: x + 6, y: 31, class: "count-number" }, g);
+        text.textContent = String(n);
+      });
+    }
+  }
+
   // A ship that the choice being made would place: drawn after the beach's ships.
   drawGhost(ghost) {
     const [q, r, b] = ghost.beach.split(",").map(Number);
@@ -217,9 +297,9 @@ export class Board {
     el("path", { d: arcPath(path.points), class: "path-line" }, g);
     for (const step of path.steps) {
       const ok = step.danger <= path.colours;
-      const label = el("g", { class: `path-danger ${ok ? "safe" : "fails"}`, "data-testid": "path-danger" }, g);
-      el("circle", { cx: step.at.x, cy: step.at.y, r: 15 }, label);
-      const text = el("text", { x: step.at.x, y: step.at.y, class: "target-label" }, label);
+      const label = growing(step.at.x, step.at.y, g, { class: `path-danger ${ok ? "safe" : "fails"}`, "data-testid": "path-danger" });
+      el("circle", { r: 17 }, label);
+      const text = el("text", { class: "path-label" }, label);
       text.textContent = `${step.danger}/${path.colours}`;
     }
   }
@@ -228,14 +308,11 @@ export class Board {
     const [q, r] = hexOf(royal.island);
     const c = centre(q, r);
     const colour = colourName(royal.colour);
-    const g = el("g", {
-      class: "royal",
-      "data-testid": "royal",
-      "data-colour": colour,
-      transform: `translate(${c.x},${c.y + 30})`,
-    }, this.layers.ships);
-    el("path", { d: "M-16,-12h32v9q0,16-16,21q-16,-5-16,-21z", fill: FILL[colour], class: "mask" }, g);
-    shipPath(colour, 0, 0, 5, g, { class: "mask-mark" });
+    // Over the island's name, growing with it: who holds it reads from afar.
+    const g = el("g", { class: "royal", "data-testid": "royal", "data-colour": colour },
+      this.labelOf.get(`${q},${r}`) ?? growing(c.x, c.y, this.layers.labels));
+    el("path", { d: "M-14,-54h28v8q0,14-14,18q-14,-4-14,-18z", fill: FILL[colour], class: "mask" }, g);
+    shipPath(colour, 0, -44, 4.5, g, { class: "mask-mark" });
     const title = el("title", {}, g);
     title.textContent = t("board.royal", { player: player(royal.colour) });
   }
@@ -256,6 +333,15 @@ export class Board {
     });
   }
 
+  // Outline `hexes` ("where this happened"), bringing them into view a moment;
+  // no hexes: the outline goes and the view returns.
+  spot(hexes) {
+    this.layers.spot.replaceChildren();
+    for (const [q, r] of hexes) el("polygon", { points: corners(q, r, SIZE * 0.92), class: "spot", "data-testid": "spot" }, this.layers.spot);
+    if (hexes.length) this.camera.peek(hexes);
+    else this.camera.back();
+  }
+
   // ------------------------------------------------------------------ targets
 
   drawTargets(picker) {
@@ -269,7 +355,9 @@ export class Board {
         if (!beach) continue;
         node = el("g", { class: `target target-beach target-${type}` });
         el("path", { d: arcPath(beach.slots), class: `target-arc target-${type}`, "data-key": key }, this.layers.under);
-        el("circle", { cx: beach.anchor.x, cy: beach.anchor.y, r: this.hitRadius(13), class: "target-hit" }, node);
+        // Out from the moorings, so that neighbouring beaches' targets keep 44 px apart.
+        const at = polar(centre(q, r), beach.angle, SIZE * 0.64);
+        el("circle", { cx: at.x, cy: at.y, r: 13, class: "target-hit" }, node);
       } else if (type === "island" || type === "royal") {
         const [q, r] = rest.split(",").map(Number);
         const c = centre(q, r);
@@ -279,23 +367,23 @@ export class Board {
           : el("g", { class: "target target-royal" });
         if (type === "island") {
           el("circle", { cx: c.x, cy: c.y, r: SIZE * 0.36, class: "target-ring" }, node);
-          el("circle", { cx: c.x, cy: c.y, r: this.hitRadius(SIZE * 0.3), class: "target-hit" }, node);
+          el("circle", { cx: c.x, cy: c.y, r: SIZE * 0.3, class: "target-hit" }, node);
         } else {
           el("path", { d: `M${c.x - 14},${c.y + 36}l4,-14l10,8l10,-8l4,14z`, class: "target-crown" }, node);
-          el("circle", { cx: c.x, cy: c.y + 30, r: this.hitRadius(16), class: "target-hit" }, node);
+          el("circle", { cx: c.x, cy: c.y + 30, r: 16, class: "target-hit" }, node);
         }
       } else if (type === "jetty") {
         const [q, r, , d] = rest.split(",").map(Number);
         const p = towards(q, r, d, 0.8);
         node = el("g", { class: "target target-jetty" });
         el("circle", { cx: p.x, cy: p.y, r: 13, class: "target-dot" }, node);
-        el("circle", { cx: p.x, cy: p.y, r: this.hitRadius(13), class: "target-hit" }, node);
+        el("circle", { cx: p.x, cy: p.y, r: 13, class: "target-hit" }, node);
       } else if (type === "end") {
         const [q, r, d] = rest.split(",").map(Number);
         const p = towards(q, r, d, 1.35);
         node = el("g", { class: "target target-end" });
         el("circle", { cx: p.x, cy: p.y, r: 18, class: "target-dot" }, node);
-        el("circle", { cx: p.x, cy: p.y, r: this.hitRadius(18), class: "target-hit" }, node);
+        el("circle", { cx: p.x, cy: p.y, r: 18, class: "target-hit" }, node);
         const plus = el("text", { x: p.x, y: p.y, class: "target-label" }, node);
         plus.textContent = "+";
       } else if (type === "land" && rest !== "none") {
@@ -306,14 +394,13 @@ export class Board {
         const colours = [...picker.targets().keys()]
           .filter((k) => k.startsWith(`land:${b}:`))
           .map((k) => k.split(":")[2]);
+        // A beach's colours in a row out to sea, a finger's width apart at this zoom.
         const i = colours.indexOf(colour);
-        const base = polar(centre(q, r), beach.angle, SIZE * 0.76);
-        const spread = (i - (colours.length - 1) / 2) * 22;
-        const p = { x: base.x - spread * Math.sin(beach.angle), y: base.y + spread * Math.cos(beach.angle) };
+        const p = polar(centre(q, r), beach.angle, SIZE * 0.74 + i * Math.max(24, 47 / this.scale()));
         node = el("g", { class: "target target-land" });
         el("circle", { cx: p.x, cy: p.y, r: 10.5, class: "target-dot" }, node);
         shipPath(colour, p.x, p.y, 6, node);
-        el("circle", { cx: p.x, cy: p.y, r: this.hitRadius(10.5), class: "target-hit" }, node);
+        el("circle", { cx: p.x, cy: p.y, r: 10.5, class: "target-hit" }, node);
       }
       if (!node) continue;
       node.setAttribute("data-testid", "target");
@@ -334,7 +421,36 @@ export class Board {
       });
       this.layers.targets.appendChild(node);
     }
+    for (const hit of this.layers.targets.querySelectorAll(".target-hit")) hit.dataset.r = hit.getAttribute("r");
+    this.sizeHits();
+  }
+
+  // Hit areas of at least 22 px radius (44 px targets) at the view's scale.
+  sizeHits() {
+    const least = 22 / this.scale();
+    for (const hit of this.layers.targets.querySelectorAll(".target-hit")) {
+      hit.setAttribute("r", Math.max(Number(hit.dataset.r), least));
+    }
     this.separateHits();
+  }
+
+  // The box around the targets (their hit areas and labels), in board units.
+  targetBounds() {
+    const nodes = [...this.layers.targets.querySelectorAll(".target-hit, .target-label")];
+    nodes.push(...this.layers.under.querySelectorAll(".target-arc"));
+    if (!nodes.length) return null;
+    const boxes = nodes.map((n) => n.getBBox());
+    const x = Math.min(...boxes.map((b) => b.x));
+    const y = Math.min(...boxes.map((b) => b.y));
+    return { x, y, w: Math.max(...boxes.map((b) => b.x + b.width)) - x, h: Math.max(...boxes.map((b) => b.y + b.height)) - y };
+  }
+
+  // Targets closer together than a finger at this zoom.
+  crowded() {
+    const points = [...this.layers.targets.querySelectorAll(".target-hit")]
+      .map((n) => [Number(n.getAttribute("cx")), Number(n.getAttribute("cy"))]);
+    const scale = this.scale();
+    return points.some((a, i) => points.slice(i + 1).some((b) => Math.hypot(a[0] - b[0], a[1] - b[1]) * scale < 40));
   }
 
   // Hit areas grow to a finger's size, but never over a neighbour's: where two
@@ -366,6 +482,8 @@ export class Board {
 
   animate(events, speed = 1, done = () => {}) {
     const points = [];
+    const route = entryHexes({ events }).map((x) => x.join(","));
+    let from = "";
     let group = [];
     let failed = false;
     for (const event of events ?? []) {
@@ -373,6 +491,10 @@ export class Board {
       const e = event[kind];
       if (kind === "emigrated") {
         const [q, r] = hexOf(e.beach);
+        // The whole beach sailed (R6): its ships are at sea, not on it.
+        const key = `${q},${r},${e.beach.index ?? 0}`;
+        from = key;
+        for (const node of this.svg.querySelectorAll(`[data-beach="${key}"]`)) node.classList.add("sailing");
         group = (e.group ?? []).map(colourName);
         points.push(polar(centre(q, r), 0, 0), towards(q, r, e.dir ?? 0));
       } else if (kind === "sea_crossed" || kind === "voyage_failed") {
@@ -406,7 +528,7 @@ export class Board {
     }
     const layer = this.layers.voyage;
     layer.querySelectorAll("[data-testid=voyage]").forEach((n) => n.remove());
-    const g = el("g", { class: `voyage${failed ? " failed" : ""}`, "data-testid": "voyage" }, layer);
+    const g = el("g", { class: `voyage${failed ? " failed" : ""}`, "data-testid": "voyage", "data-route": route.join(" "), "data-from": from }, layer);
     group.forEach((colour, i) => shipPath(colour, (i - (group.length - 1) / 2) * 12, 0, 5.5, g));
     const lengths = [0];
     for (let i = 1; i < points.length; i += 1) {
@@ -439,9 +561,53 @@ export class Board {
   applyBox() {
     const { x, y, w, h } = this.box;
     this.svg.setAttribute("viewBox", `${x.toFixed(1)} ${y.toFixed(1)} ${w.toFixed(1)} ${h.toFixed(1)}`);
+    // The level of detail follows the zoom shown.
+    const scale = this.scale(this.box);
+    this.svg.style.setProperty("--k", String(Math.max(1, READABLE / scale).toFixed(3)));
+    this.svg.classList.toggle("wide", scale < WIDE);
+    this.svg.classList.toggle("far", scale < FAR);
+    if (this.layers.targets.firstChild) this.sizeHits();
   }
 
-  fit() {
+  // Glide from the box shown to `box` in `ms`; resolves when there (at once if 0).
+  moveTo(box, ms = 0) {
+    this.goal = box;
+    this.framed = true;
+    const from = { ...this.box };
+    this.glide?.();
+    if (!ms) {
+      this.box = { ...box };
+      this.applyBox();
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const start = performance.now();
+      let frame = null;
+      const finish = () => {
+        cancelAnimationFrame(frame);
+        this.glide = null;
+        resolve();
+      };
+      this.glide = finish;
+      const step = (now) => {
+        const f = Math.min(1, (now - start) / ms);
+        const e = f * f * (3 - 2 * f);
+        this.box = Object.fromEntries(Object.keys(box).map((k) => [k, from[k] + (box[k] - from[k]) * e]));
+        this.applyBox();
+        if (f < 1) frame = requestAnimationFrame(step);
+        else finish();
+      };
+      frame = requestAnimationFrame(step);
+    });
+  }
+
+  // The screen's shape (width over height).
+  aspect() {
+    return (this.svg.clientWidth || 600) / (this.svg.clientHeight || 600);
+  }
+
+  // Every tile and the hexes around them, shaped like the screen.
+  wholeBox() {
     const xs = [];
     const ys = [];
     for (const placed of this.view?.tiles ?? []) {
@@ -454,62 +620,34 @@ export class Board {
       }
     }
     if (!xs.length) xs.push(0) && ys.push(0);
-    const margin = SIZE;
-    const x0 = Math.min(...xs) - margin;
+    const x0 = Math.min(...xs) - SIZE;
     const y0 = Math.min(...ys) - APOTHEM;
-    this.box = { x: x0, y: y0, w: Math.max(...xs) + margin - x0, h: Math.max(...ys) + APOTHEM - y0 };
-    this.applyBox();
+    let w = Math.max(...xs) + SIZE - x0;
+    let h = Math.max(...ys) + APOTHEM - y0;
+    const [cx, cy] = [x0 + w / 2, y0 + h / 2];
+    if (w / h < this.aspect()) w = h * this.aspect();
+    else h = w / this.aspect();
+    return { x: cx - w / 2, y: cy - h / 2, w, h };
   }
 
-  // Pixels per board unit now.
-  scale() {
+  fit() {
+    this.moveTo(this.wholeBox(), 0);
+  }
+
+  // Pixels per board unit in `box` (by default where the view is going).
+  scale(box = this.goal) {
     const width = this.svg.clientWidth || 600;
     const height = this.svg.clientHeight || 600;
-    return Math.min(width / this.box.w, height / this.box.h);
-  }
-
-  // A hit area of at least 22 px radius (44 px targets), whatever the zoom.
-  hitRadius(r) {
-    return Math.max(r, 22 / this.scale());
-  }
-
-  // Bring the pending decision's targets into view; zoom in where they are too
-  // small to tap (44 px), as on a phone.
-  showTargets() {
-    const nodes = [...this.layers.targets.querySelectorAll(".target-hit, .target-label")];
-    if (!nodes.length) return;
-    const boxes = nodes.map((n) => n.getBBox());
-    const x0 = Math.min(...boxes.map((b) => b.x));
-    const y0 = Math.min(...boxes.map((b) => b.y));
-    const x1 = Math.max(...boxes.map((b) => b.x + b.width));
-    const y1 = Math.max(...boxes.map((b) => b.y + b.height));
-    const { x, y, w, h } = this.box;
-    const inside = x0 >= x && y0 >= y && x1 <= x + w && y1 <= y + h;
-    const crowded = nodes.length > 1 && 13 * this.scale() < 16;
-    if (inside && !crowded) return;
-    const margin = SIZE * 0.6;
-    let bw = x1 - x0 + 2 * margin;
-    let bh = y1 - y0 + 2 * margin;
-    const aspect = (this.svg.clientWidth || 1) / (this.svg.clientHeight || 1);
-    if (bw / bh < aspect) bw = bh * aspect;
-    else bh = bw / aspect;
-    if (inside && bw >= w) return;
-    this.box = { x: (x0 + x1) / 2 - bw / 2, y: (y0 + y1) / 2 - bh / 2, w: bw, h: bh };
-    this.userMoved = true;
-    this.applyBox();
-    for (const hit of this.layers.targets.querySelectorAll(".target-hit")) {
-      hit.setAttribute("r", Math.max(Number(hit.getAttribute("r")), 22 / this.scale()));
-    }
-    this.separateHits();
+    return Math.min(width / box.w, height / box.h);
   }
 
   zoom(factor, at = null) {
     const p = at ?? { x: this.box.x + this.box.w / 2, y: this.box.y + this.box.h / 2 };
-    const w = Math.min(Math.max(this.box.w * factor, 150), 6000);
+    // No closer than a hex, no farther than half again the whole board.
+    const w = Math.min(Math.max(this.box.w * factor, 150), Math.max(this.wholeBox().w * 1.5, 1200));
     const f = w / this.box.w;
-    this.box = { x: p.x - (p.x - this.box.x) * f, y: p.y - (p.y - this.box.y) * f, w, h: this.box.h * f };
-    this.userMoved = true;
-    this.applyBox();
+    this.camera.hold();
+    this.moveTo({ x: p.x - (p.x - this.box.x) * f, y: p.y - (p.y - this.box.y) * f, w, h: this.box.h * f }, 0);
   }
 
   toBoard(clientX, clientY) {
@@ -540,10 +678,8 @@ export class Board {
         const a = this.toBoard(before.x, before.y);
         const b = this.toBoard(event.clientX, event.clientY);
         if (a.x === b.x && a.y === b.y) return;
-        this.box.x -= b.x - a.x;
-        this.box.y -= b.y - a.y;
-        this.userMoved = true;
-        this.applyBox();
+        this.camera.hold();
+        this.moveTo({ ...this.box, x: this.box.x - (b.x - a.x), y: this.box.y - (b.y - a.y) }, 0);
       } else if (pointers.size === 2) {
         const [p1, p2] = [...pointers.values()];
         const dist = Math.hypot(p1.x - p2.x, p1.y - p2.y);

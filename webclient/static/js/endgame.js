@@ -1,9 +1,9 @@
 // The end of a game: the winner and the player's own place first, players by
 // name, the points each island gave, the tie-breaks with the figures that
-// decided, and what next (a rematch with the same seats, or the lobby).
+// decided, and what next (the rematch everybody joins, or the lobby).
 
 import { h } from "./dom.js";
-import { list, t, tn } from "./i18n.js";
+import { conjunction, list, t, tn } from "./i18n.js";
 import { tile } from "./geometry.js";
 import { colourName, swatch } from "./ships.js";
 import { player, tileName } from "./text.js";
@@ -47,7 +47,9 @@ export function renderEnd(view, seat, actions) {
   const ties = tieBreaks(rows);
   const islands = islandPoints(view);
   return h("section", { class: "card ranking", testid: "ranking" },
-    h("h2", { testid: "winner" }, t(winners.length > 1 ? "end.winners" : "end.winner", { players: list(winners) })),
+    h("h2", { testid: "winner" }, winners.length > 1
+      ? t("end.winners", { players: conjunction(winners) })
+      : t("end.winner", { players: winners[0] ?? "" })),
     mine ? h("p", { class: "own-place", testid: "own-place" }, t("end.your_place", { rank: mine.rank, total: rows.length })) : null,
     h("table", {},
       h("caption", {}, t("ranking.title")),
@@ -68,7 +70,7 @@ export function renderEnd(view, seat, actions) {
         h("td", {}, tileName(row.id)), h("td", {}, tn("board.points", row.points)),
         h("td", {}, ...row.colours.map((c) => h("span", { class: "present" }, swatch(c), player(c))))))))),
     h("p", { class: "end-actions" },
-      actions.rematch ? h("button", { type: "button", class: "primary", testid: "rematch", onclick: actions.rematch }, t("end.rematch")) : null,
+      actions.rematch ? h("button", { type: "button", class: "primary", testid: "rematch", onclick: actions.rematch.run }, actions.rematch.label) : null,
       h("a", { class: "button secondary", href: "/", testid: "to-lobby" }, t("end.lobby")),
       h("a", { class: "button secondary", href: actions.replay, testid: "replay-link" }, t("end.replay"))));
 }

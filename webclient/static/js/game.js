@@ -2,17 +2,21 @@
 // drop), plays every entry back in order at the chosen speed, keeps the whole
 // log, and turns this browser's decisions into picks, previewed and confirmed.
 
-import { call, seats, profile, requestId } from "./api.js";
+import { call, seats, profile, requestId, watched } from "./api.js";
 import { Board, newShips } from "./board.js";
 import { Picker } from "./choices.js";
 import { h } from "./dom.js";
-import { t, td, tn, list } from "./i18n.js";
+import { disjunction, t, td, tn, list, has } from "./i18n.js";
 import { colourName, swatch } from "./ships.js";
 import { tile, neighbour, centre, towards } from "./geometry.js";
+import { entryHexes } from "./camera.js";
 import { Chronicle, fetchEntries } from "./history.js";
 import { prefs, SPEEDS } from "./settings.js";
 import { TurnAlerts, allowNotifications, clockText } from "./alerts.js";
 import { renderEnd } from "./endgame.js";
+import { consequences } from "./consequences.js";
+import { Social, isAside } from "./social.js";
+import { HelpMode } from "./help.js";
 import {
   botLabel, botLevel, colour as colourText, decisionPrompt, describeOption, errorText, isBot,
   leftOver, player, setPlayers, tileName,
@@ -23,6 +27,10 @@ const HOLD = 900;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const kindOf = (decision) => String(decision?.kind ?? "").replace(/^DECISION_KIND_/, "").toLowerCase();
 const hexKey = (x) => `${x?.q ?? 0},${x?.r ?? 0}`;
+// A touch screen: its texts say "tap" where a mouse's say "click".
+const touch = () => window.matchMedia?.("(pointer: coarse)").matches;
+const hint = (kind) => (touch() && has(`hint_tap.${kind}`) ? td(`hint_tap.${kind}`) : td(`hint.${kind}`));
+const placesTile = (entry) => (entry.action_applied?.events ?? []).some((e) => e.tile_placed);
 
 export class GamePage {
   constructor(root, id) {
@@ -52,6 +60,7 @@ export class GamePage {
     this.alerts = new TurnAlerts();
     // An embedded board (embed.js) has no share link, join or leave buttons.
     this.embedded = false;
+    this.social = new Social(this);
   }
 
   get seat() {
@@ -72,15 +81,24 @@ export class GamePage {
     this.boardArea.append(h("div", { class: "zoom" },
       h("button", { type: "button", testid: "zoom-in", "aria-label": t("board.zoom_in"), onclick: () => this.board.zoom(1 / 1.25) }, "+"),
       h("button", { type: "button", testid: "zoom-out", "aria-label": t("board.zoom_out"), onclick: () => this.board.zoom(1.25) }, "−"),
-      h("button", { type: "button", testid: "zoom-fit", "aria-label": t("board.fit"), onclick: () => { this.board.userMoved = false; this.board.fit(); } }, "⤢")));
+      h("button", { type: "button", testid: "zoom-fit", "aria-label": t("board.fit"), onclick: () => this.board.camera.showAll() }, "⤢")));
+    this.help = new HelpMode(this.boardArea);
     this.boardHint = h("p", { class: "board-hint", testid: "board-hint" });
     this.playback = h("div", { class: "playback", testid: "playback" });
     this.dock = h("div", { class: "dock", testid: "dock" });
-    this.boardArea.append(this.boardHint, this.playback, this.dock);
+    // On a phone, players and log open over the board and close back to it.
+    this.drawerButton = h("button", { type: "button", class: "drawer-open", testid: "drawer-open",
+      "aria-expanded": "false", onclick: () => this.drawer(true) }, t("drawer.open"));
+    this.boardArea.append(this.boardHint, this.playback, this.dock, this.drawerButton);
+    this.social.mount(this.boardArea);
     this.side = h("aside", { class: "side" });
     this.errorBox = h("p", { class: "error", testid: "error", role: "alert" });
-    this.logList = h("ol", { class: "log", testid: "log", "aria-live": "polite" });
-    this.root.replaceChildren(this.boardArea, this.side);
+    // Focusable, so that a keyboard scrolls it too.
+    this.logList = h("ol", { class: "log", testid: "log", tabindex: "0", "aria-label": t("log.title") });
+    // Others' moves read out by screen readers as they play: a region that never moves.
+    this.announcer = h("div", { class: "sr-only", role: "log", "aria-live": "polite", testid: "announcer" });
+    this.root.replaceChildren(this.boardArea, this.side, this.announcer);
+    document.addEventListener("keydown", (event) => this.onKey(event));
     // On a phone the board and its decision fill the screen under the header.
     const header = document.querySelector(".topbar");
     const fitUnder = () => document.documentElement.style.setProperty("--top", `${header?.offsetHeight ?? 0}px`);
@@ -117,6 +135,7 @@ export class GamePage {
     source.addEventListener("end", () => {
       source.close();
       this.setConnection("ended");
+      this.social.followAfterEnd();
     });
     source.addEventListener("failure", (e) => {
       source.close();
@@ -138,6 +157,7 @@ export class GamePage {
     if (this.sequence !== null && sequence < this.sequence) return;
     this.snapshot = snapshot;
     setPlayers(snapshot.game?.seats);
+    if (!this.seat && !this.embedded) watched.add(this.id);
     this.sequence = sequence;
     this.queue = [];
     this.skipping = false;
@@ -186,6 +206,14 @@ export class GamePage {
     try {
       while (this.queue.length) {
         const item = this.queue.shift();
+        if (isAside(item.entry)) {
+          // A quick message or a rematch: the board stays as it is.
+          this.chronicle.add(item.entry);
+          this.social.heard(item.entry);
+          this.shown = item.snapshot ?? { ...this.shown, sequence: String(item.sequence) };
+          this.renderNow();
+          continue;
+        }
         const speed = this.skipping ? 0 : prefs.speed();
         const own = this.isOwn(item.entry);
         let after = item.snapshot;
@@ -195,16 +223,21 @@ export class GamePage {
         if (!after && Number(this.snapshot?.sequence) === item.sequence) after = this.snapshot;
         // An entry of a batch comes without the board after it: ask the server for it.
         if (!after && speed) after = await this.pastState(item.sequence);
-        if (speed && item.entry.action_applied) await this.board.play(item.entry.action_applied.events, speed);
-        this.chronicle.add(item.entry);
+        if (speed && item.entry.action_applied) {
+          await this.board.camera.follow(item.entry, speed);
+          await this.board.play(item.entry.action_applied.events, speed);
+        }
+        const added = this.chronicle.add(item.entry);
+        if (added && !own) this.announce(added.lines);
         if (after) {
           if (!own && after.view) this.mark(this.shown?.view, after.view);
           this.shown = after;
           if (after.game?.seats) setPlayers(after.game.seats);
         }
         this.renderNow(speed ? { arrive: 220 / speed } : {});
-        // Another seat's move stays on screen a moment, even if nothing follows yet.
-        if (speed && !own && !this.skipping) await sleep(HOLD / speed);
+        // Another seat's move stays on screen a moment, even if nothing follows yet;
+        // so does a drawn tile, whoever drew it, before the view moves on.
+        if (speed && (!own || placesTile(item.entry)) && !this.skipping) await sleep(HOLD / speed);
       }
     } finally {
       this.playing = false;
@@ -219,6 +252,23 @@ export class GamePage {
     this.renderNow();
   }
 
+  // Read lines out to screen readers (the last few stay, older ones go).
+  announce(lines) {
+    if (!lines.length) return;
+    this.announcer.append(h("p", {}, lines.join(" ")));
+    while (this.announcer.childElementCount > 5) this.announcer.firstElementChild.remove();
+  }
+
+  // Keys: Ctrl+Z (or ⌘Z) takes the last decision back while it may be.
+  onKey(event) {
+    if (!(event.ctrlKey || event.metaKey) || event.key.toLowerCase() !== "z" || event.shiftKey) return;
+    if (event.target?.closest?.("input, textarea, select")) return;
+    const back = this.takeBackable();
+    if (back === null) return;
+    event.preventDefault();
+    this.takeBack(back);
+  }
+
   // The board right after entry `sequence`, as the server has it (a spectator's view).
   async pastState(sequence) {
     try {
@@ -226,6 +276,43 @@ export class GamePage {
     } catch {
       return null;
     }
+  }
+
+  // The others' entries since this player's last decision before them (or since
+  // the game began): what happened while this player waited.
+  lastRound() {
+    const items = this.chronicle.items;
+    let end = items.length;
+    while (end > 0 && this.isOwn(items[end - 1].entry)) end -= 1;
+    let i = end;
+    while (i > 0 && !this.isOwn(items[i - 1].entry)) i -= 1;
+    return items.slice(i, end).filter((item) => item.entry.action_applied);
+  }
+
+  // Play the last round again, from the board before it, then back to now.
+  async showLastRound() {
+    const round = this.lastRound();
+    if (!round.length || this.playing) return;
+    this.playing = true;
+    document.body.dataset.playing = "1";
+    try {
+      const speed = prefs.speed() || 1;
+      const before = await this.pastState(round[0].sequence - 1);
+      if (before) this.shown = before;
+      this.renderNow();
+      for (const item of round) {
+        if (this.skipping) break;
+        await this.board.camera.follow(item.entry, speed);
+        await this.board.play(item.entry.action_applied.events, speed);
+        const after = this.skipping ? null : await this.pastState(item.sequence);
+        if (after) this.shown = after;
+        this.renderNow({ arrive: 220 / speed });
+        if (!this.skipping) await sleep(HOLD / speed);
+      }
+    } finally {
+      this.playing = false;
+    }
+    this.pump();
   }
 
   skipToNow() {
@@ -308,7 +395,7 @@ export class GamePage {
   // This seat's own last decision, if it may still be taken back (the server decides).
   takeBackable() {
     const seat = this.seat;
-    const last = this.chronicle.items.at(-1);
+    const last = this.chronicle.items.findLast((item) => !isAside(item.entry));
     if (!seat || !last || this.game?.state !== "GAME_STATE_ACTIVE" || !this.caughtUp()) return null;
     const applied = last.entry.action_applied;
     if (!applied || colourName(applied.player) !== colourName(seat.colour)) return null;
@@ -365,23 +452,12 @@ export class GamePage {
     }
   }
 
-  // A new game with the same seats (persons and bots) and settings; this player sits again.
-  async rematch() {
-    const game = this.game;
-    const seat = this.seat;
-    try {
-      const settings = { ...(game.settings ?? {}) };
-      delete settings.webhook_url;
-      const reply = await call("POST", "/games", { seats: game.seats.map((s) => s.colour), settings });
-      const id = reply.game.name.split("/")[1];
-      if (seat) {
-        const joined = await call("POST", `/games/${id}/join`, { colour: seat.colour, display_name: profile.name() });
-        seats.set(id, joined.colour, joined.seat_token);
-      }
-      window.location.assign(`/games/${id}`);
-    } catch (error) {
-      this.showError(errorText(error));
-    }
+  // Players and log over the board (a phone), or back to the board.
+  drawer(open) {
+    document.body.dataset.drawer = open ? "1" : "0";
+    this.drawerButton.setAttribute("aria-expanded", String(open));
+    if (open) this.side.querySelector("[data-testid=drawer-close]")?.focus();
+    else this.drawerButton.focus();
   }
 
   showError(text) {
@@ -425,32 +501,46 @@ export class GamePage {
     // The docked decision first: it sets the board's size, which sets the targets' size.
     const decision = view?.decision && mine ? this.renderDecision(view) : null;
     const narrow = this.narrow?.matches;
-    this.dock.replaceChildren(...(narrow && decision ? [decision] : []));
-    this.board.render(view, this.picker, { ...boardOptions, marks: this.marks, ...this.preview(view) });
+    // Undo sits in the decision being made, or alone where the decision would be.
+    const back = this.takeBackable();
+    const undo = back !== null ? this.renderUndo(back) : null;
+    if (undo && decision) decision.append(undo);
+    this.dock.replaceChildren(...(narrow && decision ? [decision] : narrow && undo ? [h("section", { class: "card decision" }, undo)] : []));
+    this.board.render(view, this.picker, { ...boardOptions, marks: this.marks, decisionKey: this.sequence, ...this.preview(view) });
     this.boardHint.textContent = view ? "" : t("board.before_start");
     this.renderPlayback();
-    const back = this.takeBackable();
     const parts = [
+      h("button", { type: "button", class: "secondary drawer-close", testid: "drawer-close", onclick: () => this.drawer(false) },
+        t("drawer.close")),
       this.renderStatus(game, view, state),
       this.errorBox,
       state === "open" ? this.renderSeats(game) : null,
       view?.result?.length ? renderEnd(view, this.seat, {
-        rematch: this.embedded ? null : () => this.rematch(),
+        rematch: this.social.rematchAction(),
         replay: `/games/${this.id}?replay=1`,
       }) : null,
       narrow ? null : decision,
-      back !== null && !mine ? h("section", { class: "card" },
-        h("button", { type: "button", class: "secondary", testid: "take-back", onclick: () => this.takeBack(back) }, t("takeback.button")),
-        h("p", { class: "muted" }, t("takeback.hint"))) : null,
+      undo && !decision && !narrow ? h("section", { class: "card" }, undo) : null,
       view ? this.renderPlayers(game, view) : null,
+      this.social.render(),
       view ? this.renderDeck(view) : null,
-      this.embedded ? null : this.renderShare(),
+      this.embedded ? null : this.renderShare(state),
       this.embedded ? null : this.renderPrefs(),
       h("section", { class: "card" }, h("h2", {}, t("log.title")), this.logList),
     ];
     this.side.replaceChildren(...parts.filter(Boolean));
     this.renderLog();
     this.alerts.update(mine);
+    if (game.settings?.tutorial) this.coachUpdate();
+  }
+
+  // A tutorial game has a coach (tutorial.js, loaded with the first render).
+  coachUpdate() {
+    this.coachLoad ??= import("./tutorial.js").then(({ Coach }) => {
+      this.coach = new Coach(this);
+      this.coach.update();
+    });
+    this.coach?.update();
   }
 
   // Ghost ships for the picks so far, or the voyage a chosen jetty would start.
@@ -466,7 +556,9 @@ export class GamePage {
       ghosts.push({ beach, colour, slot });
     };
     let path = null;
-    for (const key of picker.picks) {
+    // With one option left, the board shows it whole, picked or not.
+    const left = picker.remaining();
+    for (const key of left.length === 1 ? left[0].stages.flat() : picker.picks) {
       const [type, ...rest] = key.split(":");
       if (["beach", "tonga", "single"].includes(type)) ghost(rest[0], me);
       else if (type === "land" && rest[0] !== "none") ghost(`${hexKey(view.decision.island)},${rest[0]}`, rest[1]);
@@ -483,6 +575,7 @@ export class GamePage {
     const colours = new Set((on?.colours ?? []).map(colourName)).size;
     const points = [centre(q, r), towards(q, r, dir)];
     const steps = [];
+    let end = { kind: "open" };
     let [cq, cr, d] = [q, r, dir];
     for (let i = 0; i < 40; i += 1) {
       const [nq, nr] = neighbour(cq, cr, d);
@@ -490,6 +583,8 @@ export class GamePage {
       const info = placed ? tile(placed.tile) : null;
       if (!info || info.kind !== "sea") {
         if (info) points.push(centre(nq, nr));
+        const royal = info && (view.royal ?? []).some((x) => hexKey(x.island) === `${nq},${nr}`);
+        end = !info ? { kind: "open" } : royal ? { kind: "royal", at: { q, r } } : { kind: "island", at: { q: nq, r: nr } };
         break;
       }
       const enter = (d + 3) % 6;
@@ -501,10 +596,13 @@ export class GamePage {
       const mid = centre(nq, nr);
       steps.push({ at: { x: (mid.x * 2 + towards(nq, nr, enter).x) / 3, y: (mid.y * 2 + towards(nq, nr, enter).y) / 3 }, danger: found[2] });
       points.push(mid, towards(nq, nr, exit));
-      if (found[2] > colours) break;
+      if (found[2] > colours) {
+        end = { kind: "fails", danger: found[2] };
+        break;
+      }
       [cq, cr, d] = [nq, nr, exit];
     }
-    return { points, steps, colours };
+    return { points, steps, colours, group: on?.colours ?? [], end };
   }
 
   // The speed control and "skip to now": built once, so a click never meets a new node.
@@ -515,14 +613,19 @@ export class GamePage {
       } }, ...SPEEDS.map((s) => h("option", { value: String(s) }, s ? `${s}×` : t("playback.instant"))));
       this.speedSelect.value = String(prefs.speed());
       this.skipButton = h("button", { type: "button", class: "secondary", testid: "skip", onclick: () => this.skipToNow() });
-      this.playback.replaceChildren(h("label", {}, t("playback.speed"), " ", this.speedSelect), this.skipButton);
+      this.againButton = h("button", { type: "button", class: "secondary", testid: "last-round", onclick: () => this.showLastRound() },
+        t("playback.last_round"));
+      this.playback.replaceChildren(h("label", {}, t("playback.speed"), " ", this.speedSelect), this.skipButton, this.againButton);
     }
     const waiting = this.queue.length + (this.playing ? 1 : 0);
+    this.againButton.hidden = Boolean(waiting) || !this.seat || this.game?.state !== "GAME_STATE_ACTIVE" || !this.lastRound().length;
     this.skipButton.hidden = !waiting;
     this.skipButton.textContent = waiting ? tn("playback.skip", waiting) : "";
   }
 
+  // Built once: a re-render (the next decision) never closes it.
   renderPrefs() {
+    if (this.prefsBox) return this.prefsBox;
     const box = (name, label, after) => h("label", { class: "pref" }, h("input", {
       type: "checkbox", testid: `pref-${name}`, checked: Boolean(prefs.get(name)),
       onchange: async (e) => {
@@ -532,10 +635,18 @@ export class GamePage {
         e.target.checked = on;
       },
     }), " ", label);
-    return h("details", { class: "card prefs", testid: "prefs" }, h("summary", {}, t("prefs.title")),
+    this.prefsBox = h("details", { class: "card prefs", testid: "prefs" }, h("summary", {}, t("prefs.title")),
       box("confirm", t("prefs.confirm")),
       box("sound", t("prefs.sound")),
-      box("notify", t("prefs.notify"), allowNotifications));
+      box("notify", t("prefs.notify"), allowNotifications),
+      h("label", { class: "pref" }, h("input", {
+        type: "checkbox", testid: "pref-palette", checked: prefs.get("palette") === "distinct",
+        onchange: (e) => {
+          prefs.set("palette", e.target.checked ? "distinct" : "standard");
+          this.render();
+        },
+      }), " ", t("prefs.palette")));
+    return this.prefsBox;
   }
 
   trackClock(view, mine) {
@@ -574,7 +685,8 @@ export class GamePage {
       h("p", {}, who),
       h("p", { class: "turn", testid: "turn" }, line),
       clock ? h("p", { class: `clock${clock.left < 10 ? " urgent" : ""}`, testid: "clock" }, t("status.clock", { time: clock.text })) : null,
-      this.embedded ? null : h("p", {}, h("a", { href: `/games/${this.id}?replay=1`, testid: "open-replay" }, t("replay.open"))));
+      this.embedded || state === "open" ? null
+        : h("p", {}, h("a", { href: `/games/${this.id}?replay=1`, testid: "open-replay" }, t("replay.open"))));
   }
 
   // The lobby status follows the seats: how many are open, or that the game can start.
@@ -611,11 +723,12 @@ export class GamePage {
     return h("span", { class: "badge bot", testid: "bot", "data-level": botLevel(seat) }, botLabel(seat));
   }
 
-  renderShare() {
+  renderShare(state) {
     const link = `${window.location.origin}/games/${this.id}`;
     const input = h("input", { readonly: true, value: link, testid: "share-link", "aria-label": t("share.label") });
     return h("section", { class: "card" }, h("h2", {}, t("share.title")),
-      h("p", { class: "muted" }, t("share.hint")), input,
+      h("p", { class: "muted", testid: "share-hint" }, this.seat ? t("share.hint")
+        : t("share.hint_spectator")), input,
       h("button", { type: "button", class: "secondary", testid: "copy-link", onclick: () => {
         input.select();
         navigator.clipboard?.writeText(link).catch(() => {});
@@ -635,7 +748,7 @@ export class GamePage {
           const c = colourName(value);
           return h("tr", { testid: `player-${c}`, class: c === active ? "active" : null },
             h("td", { class: "name-cell" }, h("span", { class: "who", title: player(value) }, swatch(c), " ", player(value)),
-              bots[c] ? this.botBadge(bots[c]) : null,
+              bots[c] ? this.botBadge(bots[c]) : null, this.social.bubble(c),
               c === active ? h("span", { class: "badge", testid: "active" }, t("players.turn")) : null),
             h("td", { "data-field": "supply" }, count(view.supply, c)),
             h("td", { "data-field": "points" }, count(view.scores, c)),
@@ -647,19 +760,19 @@ export class GamePage {
   instruction(decision, picker) {
     const kind = kindOf(decision);
     const { least, most } = picker.needed();
-    if (picker.picks.length && (picker.remaining().length === 1 || picker.complete().length === 1) && !most) {
-      return t("pick.ready");
-    }
+    const complete = picker.complete().length;
+    if (picker.remaining().length === 1 || (picker.picks.length && complete === 1 && !most)) return t("pick.ready");
     const next = [...picker.targets().keys()].map((k) => k.split(":")[0]);
     if (kind === "turn" && !picker.picks.length) {
       const acts = [...new Set(picker.options.map((o) => Object.keys(o.action)[0]))];
-      return t("hint.can", { acts: list(acts.map((a) => td(`act.${a}`))) });
+      return t("hint.can", { acts: disjunction(acts.map((a) => td(`act.${a}`))) });
     }
     if (picker.picks.length && (next.includes("beach") || next.includes("tonga")) && least > 0) {
       return least === most ? tn("pick.more_beaches", least) : tn("pick.up_to_beaches", most);
     }
-    if (kind === "land" && most > 0) return tn("pick.more_ships", most);
-    return td(`hint.${kind}`);
+    // "or confirm" only where a Confirm is shown: once the picks make an option.
+    if (kind === "land" && most > 0 && complete) return tn("pick.more_ships", most);
+    return hint(kind);
   }
 
   renderDecision(view) {
@@ -685,7 +798,8 @@ export class GamePage {
       parts.push(h("button", { type: "button", testid: "target", "data-key": key, onclick: () => this.pick(key) },
         td(`target.${key.replace(":", "_")}`)));
     }
-    const ready = left.length === 1 ? left[0] : complete.length === 1 ? complete[0] : null;
+    const ready = left.length === 1 ? left[0] : complete[0] ?? null;
+    if (ready) parts.push(this.renderConsequences(ready.action, view, decision));
     if (ready) {
       parts.push(h("button", { type: "button", testid: "confirm", class: "primary", onclick: () => this.submit(ready.action) },
         t("decision.confirm", { option: describeOption(ready.action, view, decision) })));
@@ -694,7 +808,14 @@ export class GamePage {
       parts.push(h("button", { type: "button", class: "secondary", testid: "reset", onclick: () => { picker.reset(); this.render(); } }, t("decision.reset")));
     }
     const shown = left.slice(0, 40);
-    parts.push(h("details", { class: "options", open: left.length <= 6 && left.length > 1 },
+    // On a phone the list opens only when asked: the board never moves under a finger.
+    if (this.optionsFor !== this.sequence) {
+      this.optionsFor = this.sequence;
+      this.optionsOpen = null;
+    }
+    const open = this.optionsOpen ?? (!this.narrow?.matches && left.length <= 6 && left.length > 1);
+    parts.push(h("details", { class: "options", testid: "options", open,
+      ontoggle: (e) => { this.optionsOpen = e.target.open; } },
       h("summary", {}, tn("decision.options", left.length)),
       h("ul", {}, ...shown.map((o) => h("li", {}, h("button", {
         type: "button", class: "option", testid: "option", "data-index": o.index,
@@ -702,6 +823,28 @@ export class GamePage {
       }, describeOption(o.action, view, decision))))),
       left.length > shown.length ? h("p", { class: "muted" }, tn("decision.more", left.length - shown.length)) : null));
     return h("section", { class: "card decision", testid: "decision", "data-kind": decision.kind }, ...parts);
+  }
+
+  // What the option about to be confirmed will do, in words (and a voyage's group by colour).
+  renderConsequences(action, view, decision) {
+    const me = this.seat ? colourName(this.seat.colour) : "";
+    const jetty = action.emigrate;
+    const path = jetty ? this.voyagePath(view, [jetty.beach?.q ?? 0, jetty.beach?.r ?? 0, jetty.beach?.index ?? 0, jetty.dir ?? 0]) : null;
+    const lines = consequences(action, view, decision, me, path);
+    if (!lines.length) return null;
+    return h("div", { class: "consequences", testid: "consequences" },
+      path ? h("p", { testid: "voyage-group" }, t("consequence.group"), " ", ...path.group.map((c) => swatch(colourName(c)))) : null,
+      ...lines.map((line) => h("p", { class: "consequence", testid: "consequence" }, line)));
+  }
+
+  // One Undo button, naming the decision it takes back ("Undo: New settlement").
+  renderUndo(sequence) {
+    const last = this.chronicle.items.at(-1)?.entry.action_applied;
+    const what = last?.action ? describeOption(last.action, this.view ?? this.chronicle.place, null) : "";
+    return h("div", { class: "undo", testid: "undo" },
+      h("button", { type: "button", class: "secondary", testid: "take-back", "aria-keyshortcuts": "Control+Z",
+        onclick: () => this.takeBack(sequence) }, t("undo.button", { option: what })),
+      h("p", { class: "muted" }, t("takeback.hint")));
   }
 
   renderDeck(view) {
@@ -724,8 +867,21 @@ export class GamePage {
     }
     for (const item of items.slice(this.logRendered)) {
       if (!item.lines.length) continue;
-      this.logList.append(h("li", { "data-sequence": item.sequence, class: item.turn ? "turn-start" : null },
-        ...item.lines.map((line) => h("span", { class: "line" }, line))));
+      // Each line links to the board: pointing at it (or focusing, or tapping it)
+      // shows where it happened.
+      const hexes = entryHexes(item.entry.action_applied ?? {});
+      const show = () => this.board.spot(hexes);
+      const hide = () => this.board.spot([]);
+      this.logList.append(h("li", {
+        "data-sequence": item.sequence, class: `${item.turn ? "turn-start" : isAside(item.entry) ? "aside" : ""}${hexes.length ? " linked" : ""}`,
+        tabindex: hexes.length ? "0" : null, testid: "log-line",
+        onmouseenter: hexes.length ? show : null, onmouseleave: hexes.length ? hide : null,
+        onfocus: hexes.length ? show : null, onblur: hexes.length ? hide : null,
+        onclick: hexes.length ? () => {
+          if (document.body.dataset.drawer === "1") this.drawer(false);
+          show();
+        } : null,
+      }, ...item.lines.map((line) => h("span", { class: "line" }, line))));
     }
     this.logRendered = items.length;
     this.logList.scrollTop = this.logList.scrollHeight;

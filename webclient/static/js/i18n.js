@@ -64,6 +64,13 @@ export function has(id) {
 // A list of items joined the way the language joins them ("a, b" / "a、b").
 export const list = (items) => items.join(t("list.separator"));
 
+// A list whose last item is joined by the language's "or" / "and" ("a, b or c";
+// list.or and list.and place {head}, the items but the last already joined, before {final}).
+const joined = (id, items) =>
+  items.length < 2 ? items.join("") : t(id, { head: list(items.slice(0, -1)), final: items[items.length - 1] });
+export const disjunction = (items) => joined("list.or", items);
+export const conjunction = (items) => joined("list.and", items);
+
 // A list of groups, each already a list ("beach 1: a, b; beach 2: c").
 export const groups = (items) => items.join(t("list.group_separator"));
 

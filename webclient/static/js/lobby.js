@@ -3,9 +3,11 @@
 
 import { call, profile, seats as seatStore } from "./api.js";
 import { h } from "./dom.js";
-import { list, t, td, tn } from "./i18n.js";
+import { conjunction, t, td, tn } from "./i18n.js";
 import { COLOURS, colourName, swatch } from "./ships.js";
 import { BOT_LEVELS, botLabel, botLevel, errorText, isBot } from "./text.js";
+import { myGames, renderMine, when } from "./mygames.js";
+import { learnButton } from "./learn.js";
 
 const stateName = (s) => td(`state.${String(s).replace(/^GAME_STATE_/, "").toLowerCase()}`);
 
@@ -65,15 +67,37 @@ export class LobbyPage {
     this.error);
     this.list = h("ul", { class: "games", testid: "games" });
     this.finished = h("table", { class: "finished", testid: "finished" });
+    this.mine = h("section", { class: "card", testid: "lobby-mine", hidden: true });
     this.root.replaceChildren(
       h("h1", {}, t("lobby.title")),
       h("p", { class: "intro" }, t("lobby.intro")),
+      this.mine,
+      this.learnCard(),
       form,
       h("section", { class: "card" }, h("h2", {}, t("lobby.games")), this.list),
       h("section", { class: "card" }, h("h2", {}, t("lobby.finished")), this.finished),
     );
     this.refresh();
+    this.refreshMine();
     setInterval(() => this.refresh(), 5000);
+    setInterval(() => !document.hidden && this.refreshMine(), 15000);
+  }
+
+  // This browser's games, the ones to act in first (all of them on /my).
+  async refreshMine() {
+    const rows = (await myGames()).filter((row) => row.seat && row.state !== "GAME_STATE_FINISHED");
+    this.mine.hidden = !rows.length;
+    this.mine.replaceChildren(h("h2", {}, t("my.title")), ...renderMine(rows, 5),
+      h("p", {}, h("a", { href: "/my", testid: "my-all" }, t("my.all"))));
+  }
+
+  // New players start here: the tutorial, a first game with a coach.
+  learnCard() {
+    const error = h("p", { class: "error", role: "alert" });
+    return h("section", { class: "card learn-card", testid: "learn-card" },
+      h("h2", {}, t("tutorial.lobby_title")),
+      h("p", {}, t("tutorial.lobby_intro")),
+      learnButton(error), error);
   }
 
   // Create the game, then sit its creator in the first seat not played by a bot.
@@ -132,7 +156,8 @@ export class LobbyPage {
       h("a", { href: `/games/${id}`, testid: "game-link" }, game.settings?.display_name || id),
       " ",
       h("span", { class: "muted" }, stateName(game.state), " · ",
-        tn("lobby.seats_taken", (game.seats ?? []).length, { taken })),
+        tn("lobby.seats_taken", (game.seats ?? []).length, { taken }), " · ",
+        when(Date.parse(game.create_time ?? "") || 0)),
       h("span", { class: "swatches" }, ...(game.seats ?? []).map((s) => {
         const colour = colourName(s.colour);
         return isBot(s)
@@ -147,11 +172,12 @@ export class LobbyPage {
     const names = Object.fromEntries((game.seats ?? []).map((s) => [colourName(s.colour), s.display_name]));
     const winners = (game.results ?? []).filter((r) => r.rank === 1).map((r) => {
       const c = colourName(r.colour);
-      return `${names[c] || td(`colour.${c}`)} (${tn("board.points", r.points)})`;
+      return `${names[c] || td(`player.${c}`)} (${tn("board.points", r.points)})`;
     });
     return h("tr", { testid: "finished-game", "data-game": id },
-      h("td", {}, h("a", { href: `/games/${id}`, testid: "game-link" }, game.settings?.display_name || id)),
-      h("td", { testid: "winner" }, list(winners)),
+      h("td", { class: "name-cell" }, h("a", { class: "who", href: `/games/${id}`, testid: "game-link",
+        title: game.settings?.display_name || id }, game.settings?.display_name || id)),
+      h("td", { testid: "winner" }, conjunction(winners)),
       h("td", {}, h("a", { href: `/games/${id}?replay=1`, testid: "replay-link" }, t("lobby.replay"))));
   }
 }

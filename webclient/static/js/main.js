@@ -19,6 +19,9 @@ const root = document.getElementById("app");
 if (body.dataset.page === "howto") {
   const { HowToPage } = await import("./howto.js");
   new HowToPage(root).start();
+} else if (body.dataset.page === "learn") {
+  const { LearnPage } = await import("./learn.js");
+  new LearnPage(root).start();
 } else if (body.dataset.page === "embed") {
   const { EmbedPage } = await import("./embed.js");
   new EmbedPage(root, body.dataset.game, { seat: body.dataset.seat, origin: body.dataset.origin }).start();
@@ -29,6 +32,9 @@ if (body.dataset.page === "howto") {
 } else if (body.dataset.page === "game") {
   const { GamePage } = await import("./game.js");
   new GamePage(root, body.dataset.game).start();
+} else if (body.dataset.page === "my") {
+  const { MyGamesPage } = await import("./mygames.js");
+  new MyGamesPage(root).start();
 } else {
   const { LobbyPage } = await import("./lobby.js");
   new LobbyPage(root).start();

@@ -124,7 +124,7 @@ export class ReplayPage {
     const link = `${window.location.origin}/games/${this.id}?replay=1&at=${this.at}`;
     const finished = this.game?.state === "GAME_STATE_FINISHED";
     const items = this.chronicle.items.filter((i) => i.sequence <= this.at && i.lines.length);
-    const log = h("ol", { class: "log", testid: "log" }, ...items.map((item) => h("li", {
+    const log = h("ol", { class: "log", testid: "log", tabindex: "0", "aria-label": t("log.title") }, ...items.map((item) => h("li", {
       "data-sequence": item.sequence,
       class: [item.sequence === this.at ? "current" : "", item.turn ? "turn-start" : ""].join(" ").trim() || null,
     }, ...item.lines.map((line) => h("span", { class: "line" }, line)))));

@@ -1,12 +1,13 @@
-// This browser's preferences for playing: playback speed, confirmations and
-// the turn alerts. Kept in localStorage; a missing or broken value is the default.
+// This browser's preferences for playing: playback speed, confirmations, the
+// turn alerts and the seat colours' palette. Kept in localStorage; a missing or
+// broken value is the default.
 
 const KEY = "tongiaki.prefs";
 
 // Playback speeds: a factor on the pauses and animations; 0 shows at once.
 export const SPEEDS = [0.5, 1, 2, 4, 0];
 
-const DEFAULTS = { speed: 1, confirm: true, sound: false, notify: false };
+const DEFAULTS = { speed: 1, confirm: true, sound: false, notify: false, palette: "standard" };
 
 function load() {
   try {

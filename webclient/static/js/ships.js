@@ -1,16 +1,37 @@
 // Ships: one colour and one shape per seat colour, so colour-blind players can
 // tell them apart. Shapes are drawn around (0, 0) with radius `s`.
 
+import { prefs } from "./settings.js";
+
 export const COLOURS = ["yellow", "orange", "red", "green", "blue", "purple"];
 
-export const FILL = {
-  yellow: "#f4d03f",
-  orange: "#e67e22",
-  red: "#c0392b",
-  green: "#27ae60",
-  blue: "#2e86de",
-  purple: "#8e44ad",
+// The seat colours, one palette per setting (settings.js "palette"). "distinct"
+// is for colour-blind players: its six colours stay apart under simulated
+// protanopia, deuteranopia and tritanopia (tests/webclient/test_palette.py
+// reads this object and checks a CIEDE2000 difference of at least 20).
+export const PALETTES = {
+  standard: {
+    yellow: "#f4d03f",
+    orange: "#e67e22",
+    red: "#c0392b",
+    green: "#27ae60",
+    blue: "#2e86de",
+    purple: "#8e44ad",
+  },
+  distinct: {
+    yellow: "#fefd2b",
+    orange: "#cd7a10",
+    red: "#8f0100",
+    green: "#2a7367",
+    blue: "#63b5e5",
+    purple: "#6207a1",
+  },
 };
+
+// The fill of each seat colour in the palette chosen now (FILL.red, FILL[colour]).
+export const FILL = new Proxy({}, {
+  get: (_, colour) => (PALETTES[prefs.get("palette")] ?? PALETTES.standard)[colour],
+});
 
 function star(s, points = 5) {
   const out = [];

@@ -61,6 +61,7 @@ export function describeOption(option, view, decision) {
           beach: beachNo(body.take.index),
         });
       }
+      if ((body.beaches ?? []).length === 1) return t("option.expand_one", { island, beaches });
       return t("option.expand", { island, beaches });
     }
     case "royal":
@@ -199,6 +200,11 @@ export function entryLines(entry, view) {
   }
   if (entry.seat_taken_over) return [t("log.seat_taken_over", { colour: colour(entry.seat_taken_over.colour) })];
   if (entry.game_started) return [t("log.game_started")];
+  if (entry.message_sent) {
+    const phrase = td(`phrase.${String(entry.message_sent.phrase).replace(/^PHRASE_/, "").toLowerCase()}`);
+    return [t("log.message_sent", { player: player(entry.message_sent.player), phrase })];
+  }
+  if (entry.rematch_proposed) return [t("log.rematch_proposed", { player: player(entry.rematch_proposed.player) })];
   if (entry.action_taken_back) return [t("log.action_taken_back", { player: player(entry.action_taken_back.player) })];
   if (entry.action_applied) {
     const events = entry.action_applied.events ?? [];

@@ -257,6 +257,52 @@ TAKEOVER_REASON_TURN_TOO_LONG: TakeoverReason.ValueType  # 3
 """The player's turn went on for more than `max_turn_decisions` decisions."""
 Global___TakeoverReason: _TypeAlias = TakeoverReason  # noqa: Y015
 
+class _Phrase:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _PhraseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Phrase.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    PHRASE_UNSPECIFIED: _Phrase.ValueType  # 0
+    """Not set: never sent."""
+    PHRASE_GOOD_LUCK: _Phrase.ValueType  # 1
+    """"Good luck!" """
+    PHRASE_GOOD_GAME: _Phrase.ValueType  # 2
+    """"Good game!" """
+    PHRASE_WELL_PLAYED: _Phrase.ValueType  # 3
+    """"Well played!" """
+    PHRASE_THINKING: _Phrase.ValueType  # 4
+    """"Thinking…" """
+    PHRASE_YOUR_TURN: _Phrase.ValueType  # 5
+    """"Your turn!" """
+    PHRASE_OOPS: _Phrase.ValueType  # 6
+    """"Oops!" """
+    PHRASE_THANKS: _Phrase.ValueType  # 7
+    """"Thanks!" """
+
+class Phrase(_Phrase, metaclass=_PhraseEnumTypeWrapper):
+    """A short predefined phrase of a quick message; each client shows it in its
+    reader's language, so there is no free text to moderate.
+    """
+
+PHRASE_UNSPECIFIED: Phrase.ValueType  # 0
+"""Not set: never sent."""
+PHRASE_GOOD_LUCK: Phrase.ValueType  # 1
+""""Good luck!" """
+PHRASE_GOOD_GAME: Phrase.ValueType  # 2
+""""Good game!" """
+PHRASE_WELL_PLAYED: Phrase.ValueType  # 3
+""""Well played!" """
+PHRASE_THINKING: Phrase.ValueType  # 4
+""""Thinking…" """
+PHRASE_YOUR_TURN: Phrase.ValueType  # 5
+""""Your turn!" """
+PHRASE_OOPS: Phrase.ValueType  # 6
+""""Oops!" """
+PHRASE_THANKS: Phrase.ValueType  # 7
+""""Thanks!" """
+Global___Phrase: _TypeAlias = Phrase  # noqa: Y015
+
 @_typing.final
 class Hex(_message.Message):
     """A hex of the board in axial coordinates (R2): an island or any tile."""
@@ -1706,6 +1752,7 @@ class GameSettings(_message.Message):
     LEAVE_BOT_FIELD_NUMBER: _builtins.int
     MAX_TURN_DECISIONS_FIELD_NUMBER: _builtins.int
     WEBHOOK_URL_FIELD_NUMBER: _builtins.int
+    TUTORIAL_FIELD_NUMBER: _builtins.int
     display_name: _builtins.str
     """A name for lists; free text up to 100 characters."""
     auto_start: _builtins.bool
@@ -1731,6 +1778,14 @@ class GameSettings(_message.Message):
     """A URL the server calls (HTTP POST, JSON, signed) when a seat is to decide
     and when the game ends; it must start with a prefix the operator allowed.
     """
+    tutorial: _builtins.str
+    """A tutorial by name (`first_game`): the game is played on that tutorial's
+    fixed stack (public by design, unlike a real game's secret order), with
+    its seats and bots, and starts when its person sits. Such a game is marked
+    by this field and never listed by ListGames. With it, CreateGame's seats
+    and bots are left out or the tutorial's, `auto_start` is ignored and no
+    other setting but `display_name` is taken; an unknown name is refused.
+    """
     @_builtins.property
     def bots(self) -> _containers.RepeatedCompositeFieldContainer[Global___BotSeat]:
         """Seats played by bots from the start; they count as taken."""
@@ -1746,10 +1801,11 @@ class GameSettings(_message.Message):
         leave_bot: Global___BotLevel.ValueType = ...,
         max_turn_decisions: _builtins.int = ...,
         webhook_url: _builtins.str = ...,
+        tutorial: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["auto_start", b"auto_start", "bots", b"bots", "display_name", b"display_name", "leave_bot", b"leave_bot", "max_turn_decisions", b"max_turn_decisions", "timeout_bot", b"timeout_bot", "turn_timeout_seconds", b"turn_timeout_seconds", "webhook_url", b"webhook_url"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["auto_start", b"auto_start", "bots", b"bots", "display_name", b"display_name", "leave_bot", b"leave_bot", "max_turn_decisions", b"max_turn_decisions", "timeout_bot", b"timeout_bot", "turn_timeout_seconds", b"turn_timeout_seconds", "tutorial", b"tutorial", "webhook_url", b"webhook_url"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1768,12 +1824,18 @@ class Game(_message.Message):
     SEQUENCE_FIELD_NUMBER: _builtins.int
     CREATE_TIME_FIELD_NUMBER: _builtins.int
     RESULTS_FIELD_NUMBER: _builtins.int
+    REMATCH_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """Resource name, `games/{game}`."""
     state: Global___GameState.ValueType
     """Life cycle state."""
     sequence: _builtins.int
     """Sequence number of the last entry in the game's log (0 for a new game)."""
+    rematch: _builtins.str
+    """The game proposed as this one's rematch (`games/{game}`), once a player of
+    this finished game asked for one (ProposeRematch); empty before. Set on
+    GetGame, WatchGame and ProposeRematch; ListGames leaves it empty.
+    """
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___Seat]:
         """Seats in seat order."""
@@ -1800,10 +1862,11 @@ class Game(_message.Message):
         sequence: _builtins.int = ...,
         create_time: _timestamp_pb2.Timestamp | None = ...,
         results: _abc.Iterable[Global___PlayerResult] | None = ...,
+        rematch: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "settings", b"settings"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "name", b"name", "results", b"results", "seats", b"seats", "sequence", b"sequence", "settings", b"settings", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "name", b"name", "rematch", b"rematch", "results", b"results", "seats", b"seats", "sequence", b"sequence", "settings", b"settings", "state", b"state"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1964,6 +2027,8 @@ class LogEntry(_message.Message):
     ACTION_APPLIED_FIELD_NUMBER: _builtins.int
     SEAT_TAKEN_OVER_FIELD_NUMBER: _builtins.int
     ACTION_TAKEN_BACK_FIELD_NUMBER: _builtins.int
+    MESSAGE_SENT_FIELD_NUMBER: _builtins.int
+    REMATCH_PROPOSED_FIELD_NUMBER: _builtins.int
     sequence: _builtins.int
     """Position in the log."""
     @_builtins.property
@@ -1990,6 +2055,14 @@ class LogEntry(_message.Message):
     def action_taken_back(self) -> Global___ActionTakenBack:
         """A seat took back its last decision."""
 
+    @_builtins.property
+    def message_sent(self) -> Global___MessageSent:
+        """A seat sent a quick message: the game itself does not change."""
+
+    @_builtins.property
+    def rematch_proposed(self) -> Global___RematchProposed:
+        """A rematch of this finished game was proposed."""
+
     def __init__(
         self,
         *,
@@ -2000,16 +2073,74 @@ class LogEntry(_message.Message):
         action_applied: Global___ActionApplied | None = ...,
         seat_taken_over: Global___SeatTakenOver | None = ...,
         action_taken_back: Global___ActionTakenBack | None = ...,
+        message_sent: Global___MessageSent | None = ...,
+        rematch_proposed: Global___RematchProposed | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action_applied", b"action_applied", "action_taken_back", b"action_taken_back", "change", b"change", "game_started", b"game_started", "seat_joined", b"seat_joined", "seat_left", b"seat_left", "seat_taken_over", b"seat_taken_over"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action_applied", b"action_applied", "action_taken_back", b"action_taken_back", "change", b"change", "game_started", b"game_started", "message_sent", b"message_sent", "rematch_proposed", b"rematch_proposed", "seat_joined", b"seat_joined", "seat_left", b"seat_left", "seat_taken_over", b"seat_taken_over"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_applied", b"action_applied", "action_taken_back", b"action_taken_back", "change", b"change", "game_started", b"game_started", "seat_joined", b"seat_joined", "seat_left", b"seat_left", "seat_taken_over", b"seat_taken_over", "sequence", b"sequence"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_applied", b"action_applied", "action_taken_back", b"action_taken_back", "change", b"change", "game_started", b"game_started", "message_sent", b"message_sent", "rematch_proposed", b"rematch_proposed", "seat_joined", b"seat_joined", "seat_left", b"seat_left", "seat_taken_over", b"seat_taken_over", "sequence", b"sequence"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_change: _TypeAlias = _typing.Literal["seat_joined", "seat_left", "game_started", "action_applied", "seat_taken_over", "action_taken_back"]  # noqa: Y015
+    _WhichOneofReturnType_change: _TypeAlias = _typing.Literal["seat_joined", "seat_left", "game_started", "action_applied", "seat_taken_over", "action_taken_back", "message_sent", "rematch_proposed"]  # noqa: Y015
     _WhichOneofArgType_change: _TypeAlias = _typing.Literal["change", b"change"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_change) -> _WhichOneofReturnType_change | None: ...
 
 Global___LogEntry: _TypeAlias = LogEntry  # noqa: Y015
+
+@_typing.final
+class MessageSent(_message.Message):
+    """A seat sent a quick message. It changes nothing in the game: an action made
+    against the sequence before it is still current (see SubmitActionRequest).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_FIELD_NUMBER: _builtins.int
+    PHRASE_FIELD_NUMBER: _builtins.int
+    player: Global___Colour.ValueType
+    """Who sent it."""
+    phrase: Global___Phrase.ValueType
+    """The phrase."""
+    def __init__(
+        self,
+        *,
+        player: Global___Colour.ValueType = ...,
+        phrase: Global___Phrase.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["phrase", b"phrase", "player", b"player"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MessageSent: _TypeAlias = MessageSent  # noqa: Y015
+
+@_typing.final
+class RematchProposed(_message.Message):
+    """A player of the finished game proposed a rematch: the game every player's
+    rematch joins (`Game.rematch` from here on).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_FIELD_NUMBER: _builtins.int
+    REMATCH_FIELD_NUMBER: _builtins.int
+    player: Global___Colour.ValueType
+    """Who proposed it."""
+    rematch: _builtins.str
+    """The new game, `games/{game}`."""
+    def __init__(
+        self,
+        *,
+        player: Global___Colour.ValueType = ...,
+        rematch: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["player", b"player", "rematch", b"rematch"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RematchProposed: _TypeAlias = RematchProposed  # noqa: Y015
 
 @_typing.final
 class ActionTakenBack(_message.Message):

@@ -261,7 +261,11 @@ class SubmitActionRequest(_message.Message):
     name: _builtins.str
     """The game, `games/{game}`."""
     sequence: _builtins.int
-    """The sequence number of the state the action was chosen in; anything else is stale."""
+    """The sequence number of the state the action was chosen in; anything else is
+    stale. Entries that change nothing in the game (quick messages, a rematch
+    proposal) do not make it stale: any sequence from the last entry that
+    changed the game to the last entry is current.
+    """
     request_id: _builtins.str
     """A client-chosen id (1 to 64 characters); a repeat returns the first result."""
     action_json: _builtins.str
@@ -390,6 +394,7 @@ class WatchGameRequest(_message.Message):
     EXCLUDE_OWN_ACTIONS_FIELD_NUMBER: _builtins.int
     HOLD_UNTIL_TURN_FIELD_NUMBER: _builtins.int
     INCLUDE_LATEST_FIELD_NUMBER: _builtins.int
+    GATHER_MILLIS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The game, `games/{game}`."""
     after_sequence: _builtins.int
@@ -409,6 +414,11 @@ class WatchGameRequest(_message.Message):
     """Every message that carries entries also carries `latest`: the game as the
     caller sees it after them, so a client need not call GetGame after a batch.
     """
+    gather_millis: _builtins.int
+    """For a watcher that need not see each entry the moment it is made (a
+    spectator of a fast game): once an entry is ready, wait this many
+    milliseconds (0 to 100) for more and send them all in one message. 0: at once.
+    """
     def __init__(
         self,
         *,
@@ -417,10 +427,11 @@ class WatchGameRequest(_message.Message):
         exclude_own_actions: _builtins.bool = ...,
         hold_until_turn: _builtins.bool = ...,
         include_latest: _builtins.bool = ...,
+        gather_millis: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence", "after_sequence", b"after_sequence"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence", "after_sequence", b"after_sequence", "exclude_own_actions", b"exclude_own_actions", "hold_until_turn", b"hold_until_turn", "include_latest", b"include_latest", "name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence", "after_sequence", b"after_sequence", "exclude_own_actions", b"exclude_own_actions", "gather_millis", b"gather_millis", "hold_until_turn", b"hold_until_turn", "include_latest", b"include_latest", "name", b"name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__after_sequence: _TypeAlias = _typing.Literal["after_sequence"]  # noqa: Y015
     _WhichOneofArgType__after_sequence: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence"]  # noqa: Y015
@@ -647,7 +658,8 @@ class TakeBackRequest(_message.Message):
     """The game, `games/{game}`."""
     sequence: _builtins.int
     """The sequence number of the entry to take back: the caller's last decision,
-    which must be the last entry of the log.
+    which must be the last entry of the log that changed the game (quick
+    messages after it do not count).
     """
     request_id: _builtins.str
     """A client-chosen id (1 to 64 characters); a repeat returns the first result."""
@@ -751,3 +763,107 @@ class ListGameEntriesResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ListGameEntriesResponse: _TypeAlias = ListGameEntriesResponse  # noqa: Y015
+
+@_typing.final
+class SendMessageRequest(_message.Message):
+    """Request of SendMessage."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    PHRASE_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The game, `games/{game}`."""
+    phrase: _game_pb2.Phrase.ValueType
+    """The phrase; any value this server does not know is refused (UNKNOWN_PHRASE)."""
+    request_id: _builtins.str
+    """A client-chosen id (1 to 64 characters); a repeat returns the first result."""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        phrase: _game_pb2.Phrase.ValueType = ...,
+        request_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "phrase", b"phrase", "request_id", b"request_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SendMessageRequest: _TypeAlias = SendMessageRequest  # noqa: Y015
+
+@_typing.final
+class SendMessageResponse(_message.Message):
+    """Response of SendMessage."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ENTRY_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def entry(self) -> _game_pb2.LogEntry:
+        """The log entry of the message."""
+
+    def __init__(
+        self,
+        *,
+        entry: _game_pb2.LogEntry | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["entry", b"entry"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["entry", b"entry"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SendMessageResponse: _TypeAlias = SendMessageResponse  # noqa: Y015
+
+@_typing.final
+class ProposeRematchRequest(_message.Message):
+    """Request of ProposeRematch."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The finished game, `games/{game}`."""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ProposeRematchRequest: _TypeAlias = ProposeRematchRequest  # noqa: Y015
+
+@_typing.final
+class ProposeRematchResponse(_message.Message):
+    """Response of ProposeRematch."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    CREATED_FIELD_NUMBER: _builtins.int
+    created: _builtins.bool
+    """Whether this request created it (false: an earlier proposal did)."""
+    @_builtins.property
+    def game(self) -> _game_pb2.Game:
+        """The rematch (open until its seats are taken)."""
+
+    def __init__(
+        self,
+        *,
+        game: _game_pb2.Game | None = ...,
+        created: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created", b"created", "game", b"game"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ProposeRematchResponse: _TypeAlias = ProposeRematchResponse  # noqa: Y015

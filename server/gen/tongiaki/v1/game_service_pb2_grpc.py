@@ -95,6 +95,16 @@ class GameServiceStub:
                 request_serializer=tongiaki_dot_v1_dot_game__service__pb2.ListGameEntriesRequest.SerializeToString,
                 response_deserializer=tongiaki_dot_v1_dot_game__service__pb2.ListGameEntriesResponse.FromString,
                 _registered_method=True)
+        self.SendMessage = channel.unary_unary(
+                '/tongiaki.v1.GameService/SendMessage',
+                request_serializer=tongiaki_dot_v1_dot_game__service__pb2.SendMessageRequest.SerializeToString,
+                response_deserializer=tongiaki_dot_v1_dot_game__service__pb2.SendMessageResponse.FromString,
+                _registered_method=True)
+        self.ProposeRematch = channel.unary_unary(
+                '/tongiaki.v1.GameService/ProposeRematch',
+                request_serializer=tongiaki_dot_v1_dot_game__service__pb2.ProposeRematchRequest.SerializeToString,
+                response_deserializer=tongiaki_dot_v1_dot_game__service__pb2.ProposeRematchResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -191,6 +201,23 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SendMessage(self, request, context):
+        """Sends a quick message (a predefined phrase) for the caller's seat, in any
+        state of the game; recorded in the log, it changes nothing in the game.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ProposeRematch(self, request, context):
+        """The rematch of a finished game, for a player of it: the first request
+        creates the new game (the same seats, bots and settings; every person's
+        seat open) and records it in the log; every later one returns that game.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -253,6 +280,16 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.ListGameEntries,
                     request_deserializer=tongiaki_dot_v1_dot_game__service__pb2.ListGameEntriesRequest.FromString,
                     response_serializer=tongiaki_dot_v1_dot_game__service__pb2.ListGameEntriesResponse.SerializeToString,
+            ),
+            'SendMessage': grpc.unary_unary_rpc_method_handler(
+                    servicer.SendMessage,
+                    request_deserializer=tongiaki_dot_v1_dot_game__service__pb2.SendMessageRequest.FromString,
+                    response_serializer=tongiaki_dot_v1_dot_game__service__pb2.SendMessageResponse.SerializeToString,
+            ),
+            'ProposeRematch': grpc.unary_unary_rpc_method_handler(
+                    servicer.ProposeRematch,
+                    request_deserializer=tongiaki_dot_v1_dot_game__service__pb2.ProposeRematchRequest.FromString,
+                    response_serializer=tongiaki_dot_v1_dot_game__service__pb2.ProposeRematchResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -580,6 +617,60 @@ class GameService:
             '/tongiaki.v1.GameService/ListGameEntries',
             tongiaki_dot_v1_dot_game__service__pb2.ListGameEntriesRequest.SerializeToString,
             tongiaki_dot_v1_dot_game__service__pb2.ListGameEntriesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SendMessage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tongiaki.v1.GameService/SendMessage',
+            tongiaki_dot_v1_dot_game__service__pb2.SendMessageRequest.SerializeToString,
+            tongiaki_dot_v1_dot_game__service__pb2.SendMessageResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ProposeRematch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tongiaki.v1.GameService/ProposeRematch',
+            tongiaki_dot_v1_dot_game__service__pb2.ProposeRematchRequest.SerializeToString,
+            tongiaki_dot_v1_dot_game__service__pb2.ProposeRematchResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -72,6 +72,15 @@ class GameServiceStub:
     """
     ListGameEntries: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ListGameEntriesRequest, _game_service_pb2.ListGameEntriesResponse]
     """The public log of a game, running or finished, from any sequence, one page at a time."""
+    SendMessage: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.SendMessageRequest, _game_service_pb2.SendMessageResponse]
+    """Sends a quick message (a predefined phrase) for the caller's seat, in any
+    state of the game; recorded in the log, it changes nothing in the game.
+    """
+    ProposeRematch: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ProposeRematchRequest, _game_service_pb2.ProposeRematchResponse]
+    """The rematch of a finished game, for a player of it: the first request
+    creates the new game (the same seats, bots and settings; every person's
+    seat open) and records it in the log; every later one returns that game.
+    """
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -111,6 +120,15 @@ class GameServiceAsyncStub(GameServiceStub):
     """
     ListGameEntries: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ListGameEntriesRequest, _game_service_pb2.ListGameEntriesResponse]  # type: ignore[assignment]
     """The public log of a game, running or finished, from any sequence, one page at a time."""
+    SendMessage: _aio.UnaryUnaryMultiCallable[_game_service_pb2.SendMessageRequest, _game_service_pb2.SendMessageResponse]  # type: ignore[assignment]
+    """Sends a quick message (a predefined phrase) for the caller's seat, in any
+    state of the game; recorded in the log, it changes nothing in the game.
+    """
+    ProposeRematch: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ProposeRematchRequest, _game_service_pb2.ProposeRematchResponse]  # type: ignore[assignment]
+    """The rematch of a finished game, for a player of it: the first request
+    creates the new game (the same seats, bots and settings; every person's
+    seat open) and records it in the log; every later one returns that game.
+    """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
     """Creates, joins, plays and watches games."""
@@ -219,5 +237,26 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.ListGameEntriesResponse, _abc.Awaitable[_game_service_pb2.ListGameEntriesResponse]]:
         """The public log of a game, running or finished, from any sequence, one page at a time."""
+
+    @_abc_1.abstractmethod
+    def SendMessage(
+        self,
+        request: _game_service_pb2.SendMessageRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.SendMessageResponse, _abc.Awaitable[_game_service_pb2.SendMessageResponse]]:
+        """Sends a quick message (a predefined phrase) for the caller's seat, in any
+        state of the game; recorded in the log, it changes nothing in the game.
+        """
+
+    @_abc_1.abstractmethod
+    def ProposeRematch(
+        self,
+        request: _game_service_pb2.ProposeRematchRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.ProposeRematchResponse, _abc.Awaitable[_game_service_pb2.ProposeRematchResponse]]:
+        """The rematch of a finished game, for a player of it: the first request
+        creates the new game (the same seats, bots and settings; every person's
+        seat open) and records it in the log; every later one returns that game.
+        """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

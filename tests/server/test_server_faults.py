@@ -1,0 +1,33 @@
+"""The fault suite (tests/faults.py), short: each fault once, a few games."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from tests import faults
+from tests.pgcluster import PgCluster
+
+pytestmark = pytest.mark.postgres_only
+
+
+def test_nodes_survive_kills_pauses_database_restarts_and_wrong_addresses(
+    tmp_path: Path,
+) -> None:
+    # A cluster of its own: the suite restarts it.
+    with PgCluster(durable=False) as pg:
+        report = asyncio.run(faults.run(pg, tmp_path, games=6, log=print))
+    figures = report.figures()
+    print(figures)
+    assert report.faults == dict.fromkeys(faults.FAULTS, 1)
+    assert report.acknowledged > 0
+    assert not report.lost, report.lost
+    assert not report.doubled, report.doubled
+    assert not report.unfinished, report.unfinished
+    assert not report.watch_mismatches, report.watch_mismatches
+    assert report.unwritable_after_restart == 0
+    assert not report.processes_left, report.processes_left
+    assert not report.address_faults, report.address_faults
+    assert report.takeover, "no game was taken over"

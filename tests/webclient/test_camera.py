@@ -1,0 +1,605 @@
+"""The board in Chromium as a player follows it: the view goes where each move
+happens and holds a drawn tile long enough to see it; a decision is framed once
+and nothing moves under the finger; a grown board stays readable (no text under
+11 px at any zoom); log lines show where they happened; and the small bugs of
+the decision panel stay fixed. Screenshots go to test-artifacts/webclient/camera."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import time
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, ViewportSize
+
+from tests.webclient.conftest import ARTIFACTS, Api, Running
+from tests.webclient.test_browser import INSTANT, PHONE, decide, state, watch_errors
+from tests.webclient.test_follow import bots_game, sit
+
+SHOTS = ARTIFACTS / "camera"
+DESKTOP: ViewportSize = {"width": 1366, "height": 768}
+SIZE = 100.0
+APOTHEM = SIZE * math.sqrt(3) / 2
+#: A voyage plays at twice the normal speed here.
+FAST = "localStorage.setItem('tongiaki.prefs', JSON.stringify({speed: 2, confirm: true}))"
+
+#: What the board showed and when: every voyage as it set out (its route, the beach
+#: it left, the view, the ships still drawn on that beach), every tile as it first
+#: appeared (the view then), and every change of the view.
+WATCH = """
+window.seen = { voyages: [], tiles: [], views: [] };
+window.addEventListener("DOMContentLoaded", () => {
+  const known = new Set();
+  new MutationObserver((changes) => {
+    const svg = document.querySelector("[data-testid=board]");
+    if (!svg) return;
+    const now = performance.now();
+    for (const change of changes) {
+      if (change.type === "attributes" && change.target === svg) {
+        window.seen.views.push({ t: now, box: svg.getAttribute("viewBox") });
+      }
+      for (const node of change.addedNodes ?? []) {
+        if (node.nodeType !== 1) continue;
+        if (node.dataset?.testid === "voyage") {
+          const ships = `[data-testid=ship][data-beach="${node.dataset.from}"]`;
+          const left = [...svg.querySelectorAll(ships)]
+            .filter((n) => getComputedStyle(n).visibility !== "hidden").length;
+          window.seen.voyages.push({ t: now, route: node.dataset.route, from: node.dataset.from,
+            box: svg.getAttribute("viewBox"), left });
+        }
+        if (node.dataset?.testid === "tile" && !known.has(node.dataset.hex)) {
+          const box = svg.getAttribute("viewBox");
+          if (window.seen.armed) window.seen.tiles.push({ t: now, hex: node.dataset.hex, box });
+          known.add(node.dataset.hex);
+        }
+      }
+    }
+  }).observe(document.body,
+    { subtree: true, childList: true, attributes: true, attributeFilter: ["viewBox"] });
+});
+"""
+
+#: Every visible text on the page smaller than 11 CSS px: HTML text nodes by their
+#: font size, SVG texts by their font size times the scale they are drawn at.
+SMALL_TEXT = """
+() => {
+  const small = [];
+  const onScreen = (r) => r.width > 0 && r.height > 0 && r.right > 0 && r.bottom > 0
+    && r.left < innerWidth && r.top < innerHeight;
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  let count = 0;
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const parent = node.parentElement;
+    if (!node.textContent.trim() || !parent) continue;
+    if (parent.closest("svg, script, style, option")) continue;
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    if (!onScreen(range.getBoundingClientRect())) continue;
+    if (getComputedStyle(parent).visibility === "hidden") continue;
+    count += 1;
+    const px = parseFloat(getComputedStyle(parent).fontSize);
+    if (px < 11) small.push([parent.tagName, node.textContent.trim().slice(0, 30), px]);
+  }
+  let svgTexts = 0;
+  for (const text of document.querySelectorAll("svg text")) {
+    if (!text.textContent.trim() || !onScreen(text.getBoundingClientRect())) continue;
+    if (getComputedStyle(text).visibility === "hidden") continue;
+    const m = text.getScreenCTM();
+    const px = parseFloat(getComputedStyle(text).fontSize) * Math.hypot(m.a, m.b);
+    svgTexts += 1;
+    const shown = text.textContent.trim().slice(0, 30);
+    if (px < 11) small.push(["svg", shown, Math.round(px * 10) / 10]);
+  }
+  return { small, count, svgTexts };
+}
+"""
+
+
+def shot(page: Page, name: str, full: bool = False) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full)
+
+
+def view_box(page: Page) -> tuple[float, ...]:
+    box: str = page.locator("[data-testid=board]").get_attribute("viewBox") or ""
+    return tuple(float(x) for x in box.split())
+
+
+def centre(q: int, r: int) -> tuple[float, float]:
+    return 1.5 * SIZE * q, SIZE * math.sqrt(3) * (r + q / 2)
+
+
+def whole_hex_inside(hex_key: str, box: str) -> bool:
+    """Whether the hex "q,r" lies whole inside the viewBox ``box``."""
+    q, r = (int(v) for v in hex_key.split(","))
+    x, y = centre(q, r)
+    bx, by, bw, bh = (float(v) for v in box.split())
+    return (
+        bx - 1 <= x - SIZE
+        and x + SIZE <= bx + bw + 1
+        and by - 1 <= y - APOTHEM
+        and y + APOTHEM <= by + bh + 1
+    )
+
+
+def path_hexes(entry: dict[str, Any]) -> set[str]:
+    """The hexes a voyage entry touches, read from its events as the server sent them."""
+    out: set[str] = set()
+    for event in entry["action_applied"].get("events", []):
+        for kind, body in event.items():
+            for field in ("beach", "at", "island", "back_to"):
+                if field in body and (kind != "ships_placed"):
+                    out.add(f"{body[field].get('q', 0)},{body[field].get('r', 0)}")
+    return out
+
+
+def wait_for_turn(api: Api, game: str, colour: str) -> dict[str, Any]:
+    """The snapshot once it is ``colour``'s decision (bots answer on the server)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        now: dict[str, Any] = api.ok("GET", f"/api/v1/games/{game}")["snapshot"]
+        decision = now["view"].get("decision")
+        if decision is None or decision["player"] == colour:
+            return now
+        time.sleep(0.05)
+    raise AssertionError("the bots never answered")
+
+
+def test_a_bots_voyage_is_framed_whole_and_its_drawn_tile_is_seen(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    errors: list[str] = []
+    context = browser.new_context(viewport=DESKTOP)
+    context.add_init_script(WATCH)
+    page = context.new_page()
+    watch_errors(page, errors)
+    try:
+        game, token = bots_game(api, "yellow", ["red", "green", "blue"])
+        # The early game through the API (fast), then followed in the page.
+        rng = random.Random(7)
+        for _ in range(12):
+            now = wait_for_turn(api, game, "COLOUR_YELLOW")
+            api.ok(
+                "POST",
+                f"/api/v1/games/{game}/actions",
+                {
+                    "sequence": now["sequence"],
+                    "request_id": f"y{now['sequence']}",
+                    "action": rng.choice(now["view"]["decision"]["options"]),
+                },
+                token,
+            )
+        wait_for_turn(api, game, "COLOUR_YELLOW")
+        page.goto(f"{gateway.url}/?lang=en")
+        sit(page, game, "COLOUR_YELLOW", token)
+        page.evaluate(FAST)
+        page.goto(f"{gateway.url}/games/{game}?lang=en")
+        start = int(api.ok("GET", f"/api/v1/games/{game}")["snapshot"]["sequence"])
+        page.wait_for_function("document.body.dataset.myturn === '1'")
+        page.evaluate("window.seen.armed = true")
+        voyages: list[dict[str, Any]] = []
+        for _ in range(60):
+            page.wait_for_function(
+                "document.body.dataset.myturn === '1'"
+                " || document.body.dataset.state === 'finished'",
+                timeout=60000,
+            )
+            entries = api.ok("GET", f"/api/v1/games/{game}/entries?after_sequence={start}")
+            voyages = [
+                e
+                for e in entries["entries"]
+                if e.get("action_applied", {}).get("player") != "COLOUR_YELLOW"
+                and any("emigrated" in ev for ev in e.get("action_applied", {}).get("events", []))
+            ]
+            drew = any(
+                "tile_placed" in ev for e in voyages for ev in e["action_applied"].get("events", [])
+            )
+            if (len(voyages) >= 3 and drew) or state(page)["state"] == "finished":
+                break
+            asked = state(page)["sequence"]
+            while page.get_by_test_id("confirm").count() == 0 and decide(page, rng):
+                pass
+            page.get_by_test_id("confirm").click()
+            page.wait_for_function(f"Number(document.body.dataset.sequence) > {asked}")
+        assert voyages, "no bot sailed"
+        seen = page.evaluate("window.seen")
+        routes = {frozenset(v["route"].split()): v for v in seen["voyages"]}
+        for entry in voyages:
+            hexes = path_hexes(entry)
+            shown = routes.get(frozenset(hexes))
+            assert shown is not None, (hexes, list(routes))
+            # The view held the whole path as the group set out, and its beach was empty.
+            assert all(whole_hex_inside(h, shown["box"]) for h in hexes), (hexes, shown)
+            assert shown["left"] == 0, shown
+        # Every tile drawn was in view when it appeared, and the view stayed a while.
+        assert seen["tiles"]
+        for tile in seen["tiles"]:
+            assert whole_hex_inside(tile["hex"], tile["box"]), tile
+            later = [
+                v["t"] for v in seen["views"] if v["t"] > tile["t"] and v["box"] != tile["box"]
+            ]
+            if later:
+                assert min(later) - tile["t"] >= 300, (tile, min(later))
+        shot(page, "followed-voyage")
+    finally:
+        context.close()
+    assert errors == []
+
+
+@pytest.fixture(scope="module")
+def grown(gateway: Running) -> dict[str, Any]:
+    """A four-seat game played to its end through the API: the biggest board a real game makes."""
+    api = Api(gateway.url)
+    game, tokens = api.seated_game(["yellow", "red", "green", "blue"])
+    final = api.play(game, tokens, seed=40)
+    return {"game": game, "tokens": tokens, "tiles": len(final["view"]["tiles"])}
+
+
+@pytest.mark.parametrize(("size", "viewport"), [("desktop", DESKTOP), ("phone", PHONE)])
+def test_a_grown_board_has_no_text_under_11_px_at_any_zoom(
+    browser: Browser, gateway: Running, grown: dict[str, Any], size: str, viewport: Any
+) -> None:
+    errors: list[str] = []
+    for locale in ("en", "he", "ja"):
+        context = browser.new_context(viewport=viewport, locale=locale)
+        context.add_init_script(INSTANT)
+        page = context.new_page()
+        watch_errors(page, errors)
+        try:
+            game = grown["game"]
+            page.goto(f"{gateway.url}/?lang={locale}")
+            sit(page, game, "COLOUR_YELLOW", grown["tokens"]["COLOUR_YELLOW"])
+            page.goto(f"{gateway.url}/games/{game}?lang={locale}")
+            page.get_by_test_id("winner").wait_for()
+            page.get_by_test_id("zoom-fit").click()
+            tiles = page.locator("[data-testid=board] [data-testid=tile]").count()
+            assert tiles == grown["tiles"] >= 25
+            out = page.evaluate(SMALL_TEXT)
+            assert out["small"] == [], out
+            assert out["svgTexts"] >= 10
+            # Far out an island's ships show as counts per colour, not ship by ship;
+            # farthest out, its points in a badge.
+            tier = page.evaluate("[...document.querySelector('[data-testid=board]').classList]")
+            ships = page.locator("[data-testid=board] [data-testid=ship]").first
+            if "far" in tier:
+                assert page.locator(".points-badge").first.is_visible()
+            elif "wide" in tier:
+                assert page.locator("[data-testid=counts]").first.is_visible()
+            if "wide" in tier:
+                assert not ships.is_visible()
+            shot(page, f"{locale}-{size}-fit")
+            for button, name in (("zoom-out", "far"), ("zoom-in", "close")):
+                for _ in range(14):
+                    page.get_by_test_id(button).click()
+                out = page.evaluate(SMALL_TEXT)
+                assert out["small"] == [], (name, out)
+                if locale == "en" or name == "far":
+                    shot(page, f"{locale}-{size}-{name}")
+        finally:
+            context.close()
+    assert errors == []
+
+
+def test_forty_tiles_at_fit_keep_every_label_readable(
+    browser: Browser, gateway: Running, grown: dict[str, Any]
+) -> None:
+    """More tiles than a real game holds, drawn by the page's Board: still no small text."""
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    try:
+        page.goto(f"{gateway.url}/games/{grown['game']}?replay=1&at=1&lang=en")
+        page.wait_for_function("document.body.dataset.replayAt === '1'")
+        drawn = page.evaluate(
+            """async () => {
+              const { Board } = await import("/static/js/board.js");
+              const data = await (await fetch("/static/tiles.json")).json();
+              const islands = data.islands.map((x) => x.id);
+              const seas = data.seas.map((x) => x.id);
+              const tiles = [];
+              let i = 0;
+              for (let ring = 0; tiles.length < 40; ring += 1) {
+                for (let q = -ring; q <= ring; q += 1) {
+                  for (let r = -ring; r <= ring; r += 1) {
+                    const away = Math.max(Math.abs(q), Math.abs(r), Math.abs(q + r));
+                    if (away !== ring || tiles.length >= 40) continue;
+                    const id = i === 0 ? "tonga"
+                      : i % 2 ? islands[1 + (i % (islands.length - 1))] : seas[i % seas.length];
+                    tiles.push({ at: { q, r }, tile: id, rot: i % 6 });
+                    i += 1;
+                  }
+                }
+              }
+              const beaches = [];
+              for (const t of tiles.filter((t) => islands.includes(t.tile))) {
+                beaches.push({ beach: { q: t.at.q, r: t.at.r, index: 0 },
+                  colours: ["COLOUR_RED", "COLOUR_RED", "COLOUR_BLUE"] });
+              }
+              const area = document.querySelector(".board-area");
+              area.replaceChildren();
+              const board = new Board(area, () => {});
+              board.render({ tiles, beaches }, null);
+              board.camera.showAll();
+              return tiles.length;
+            }"""
+        )
+        assert drawn == 40
+        out = page.evaluate(SMALL_TEXT)
+        assert out["small"] == [], out
+        assert page.locator("[data-testid=counts]").first.is_visible()
+        shot(page, "forty-tiles-fit")
+    finally:
+        context.close()
+
+
+def two_tap_turn(api: Api, gateway: Running) -> tuple[str, str, str]:
+    """A game where the next decision is a person's turn with an expansion (two taps or more)."""
+    game, tokens = api.seated_game(["yellow", "red"])
+    rng = random.Random(11)
+    for _ in range(200):
+        now = api.ok("GET", f"/api/v1/games/{game}")["snapshot"]
+        decision = now["view"]["decision"]
+        if decision["kind"] == "DECISION_KIND_TURN" and any(
+            "expand" in o for o in decision["options"]
+        ):
+            return game, decision["player"], tokens[decision["player"]]
+        api.ok(
+            "POST",
+            f"/api/v1/games/{game}/actions",
+            {
+                "sequence": now["sequence"],
+                "request_id": f"s{now['sequence']}",
+                "action": rng.choice(decision["options"]),
+            },
+            tokens[decision["player"]],
+        )
+    raise AssertionError("no turn with an expansion")
+
+
+@pytest.mark.parametrize("locale", ["en", "he", "ja"])
+def test_nothing_moves_under_the_finger_on_a_phone(
+    browser: Browser, gateway: Running, api: Api, locale: str
+) -> None:
+    errors: list[str] = []
+    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True, locale=locale)
+    context.add_init_script(INSTANT)
+    page = context.new_page()
+    watch_errors(page, errors)
+    try:
+        # A touch screen says "tap", not "click".
+        first, tokens = api.seated_game(["yellow", "red"])
+        page.goto(f"{gateway.url}/?lang={locale}")
+        sit(page, first, "COLOUR_YELLOW", tokens["COLOUR_YELLOW"])
+        page.goto(f"{gateway.url}/games/{first}?lang={locale}")
+        page.wait_for_function("document.body.dataset.myturn === '1'")
+        text = page.get_by_test_id("instruction").inner_text()
+        assert {"en": "Tap", "he": "הקישו", "ja": "タップ"}[locale] in text, text
+        game, colour, token = two_tap_turn(api, gateway)
+        sit(page, game, colour, token)
+        page.goto(f"{gateway.url}/games/{game}?lang={locale}")
+        page.wait_for_function("document.body.dataset.myturn === '1'")
+        board = page.get_by_test_id("board")
+        before = (board.bounding_box(), view_box(page))
+        assert page.get_by_test_id("options").get_attribute("open") is None
+        taps = 0
+        for _ in range(3):
+            islands = page.locator("[data-testid=target][data-key^='island:']")
+            target = (
+                islands.first if islands.count() else page.locator("[data-testid=target]").first
+            )
+            if not target.count():
+                break
+            hit = target.locator(".target-hit")
+            box = hit.bounding_box()
+            assert box is not None and box["width"] >= 43.5, box
+            hit.tap()
+            taps += 1
+            # The board neither moved nor resized, and its view stayed where it was.
+            assert (board.bounding_box(), view_box(page)) == before
+            assert page.get_by_test_id("options").get_attribute("open") is None
+            if page.get_by_test_id("confirm").count():
+                break
+        assert taps >= 2
+        for hit in page.locator("[data-testid=target] .target-hit").all():
+            box = hit.bounding_box()
+            assert box is not None and box["width"] >= 43.5, box
+        shot(page, f"{locale}-phone-two-taps")
+        # The list opens when asked, and stays open at the next render.
+        page.get_by_test_id("options").locator("summary").tap()
+        page.get_by_test_id("reset").tap()
+        assert page.get_by_test_id("options").get_attribute("open") is not None
+        # Players and log: a drawer over the board, and back.
+        page.get_by_test_id("drawer-open").tap()
+        page.get_by_test_id("players").wait_for()
+        assert page.get_by_test_id("players").is_visible()
+        shot(page, f"{locale}-phone-drawer")
+        page.get_by_test_id("drawer-close").tap()
+        assert (board.bounding_box(), view_box(page))[0] == before[0]
+    finally:
+        context.close()
+    assert errors == []
+
+
+def test_log_lines_show_where_and_the_last_round_plays_again(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    errors: list[str] = []
+    context = browser.new_context(viewport=DESKTOP)
+    context.add_init_script(FAST)
+    page = context.new_page()
+    watch_errors(page, errors)
+    try:
+        game, token = bots_game(api, "yellow", ["red", "blue"])
+        rng = random.Random(3)
+        for _ in range(8):
+            now = wait_for_turn(api, game, "COLOUR_YELLOW")
+            api.ok(
+                "POST",
+                f"/api/v1/games/{game}/actions",
+                {
+                    "sequence": now["sequence"],
+                    "request_id": f"y{now['sequence']}",
+                    "action": rng.choice(now["view"]["decision"]["options"]),
+                },
+                token,
+            )
+        now = wait_for_turn(api, game, "COLOUR_YELLOW")
+        page.goto(f"{gateway.url}/?lang=en")
+        sit(page, game, "COLOUR_YELLOW", token)
+        page.goto(f"{gateway.url}/games/{game}?lang=en")
+        page.wait_for_function("document.body.dataset.myturn === '1'")
+        # Pointing at a log line outlines where it happened, in view.
+        line = page.locator("[data-testid=log] li.linked").last
+        line.scroll_into_view_if_needed()
+        line.hover()
+        page.locator("[data-testid=spot]").first.wait_for()
+        page.wait_for_function(
+            """() => {
+              const svg = document.querySelector('[data-testid=board]');
+              const [x, y, w, h] = svg.getAttribute('viewBox').split(' ').map(Number);
+              return [...document.querySelectorAll('[data-testid=spot]')].every((n) => {
+                const b = n.getBBox();
+                return b.x >= x - 1 && b.y >= y - 1
+                  && b.x + b.width <= x + w + 1 && b.y + b.height <= y + h + 1;
+              });
+            }"""
+        )
+        shot(page, "log-spot")
+        page.get_by_test_id("turn").hover()
+        page.wait_for_function("!document.querySelector('[data-testid=spot]')")
+        # "Show the last round": the entries since yellow's last decision, again.
+        seq = int(state(page)["sequence"])
+        page.get_by_test_id("last-round").click()
+        page.wait_for_function(f"Number(document.body.dataset.sequence) < {seq}")
+        page.wait_for_function(
+            f"document.body.dataset.sequence === '{seq}' && document.body.dataset.myturn === '1'",
+            timeout=60000,
+        )
+    finally:
+        context.close()
+    assert errors == []
+
+
+DECISION_PANEL = """
+async () => {
+  const { GamePage } = await import("/static/js/game.js");
+  const { Picker } = await import("/static/js/choices.js");
+  const page = Object.create(GamePage.prototype);
+  page.sequence = 7;
+  const render = (decision, picks, view = {}) => {
+    page.picker = new Picker(decision);
+    for (const key of picks) page.picker.pick(key);
+    const card = page.renderDecision({ tiles: [], beaches: [], ...view, decision });
+    return {
+      text: card.querySelector("[data-testid=instruction]").textContent,
+      confirm: Boolean(card.querySelector("[data-testid=confirm]")),
+      ghosts: (page.preview({ tiles: [], beaches: [], decision }).ghosts ?? []).length,
+    };
+  };
+  const expand = {
+    kind: "DECISION_KIND_TURN", player: "COLOUR_RED",
+    options: [
+      { expand: { island: { q: 0, r: 1 }, beaches: [0, 1, 2] } },
+      { settle: {} },
+    ],
+  };
+  const land = {
+    kind: "DECISION_KIND_LAND", player: "COLOUR_RED", island: { q: 0, r: 1 },
+    group: ["COLOUR_RED", "COLOUR_RED", "COLOUR_BLUE"],
+    options: [
+      { land: { ships: [{ beach: 0, colour: "COLOUR_RED" }] } },
+      { land: { ships: [
+        { beach: 0, colour: "COLOUR_RED" }, { beach: 1, colour: "COLOUR_BLUE" },
+      ] } },
+      { land: { ships: [{ beach: 1, colour: "COLOUR_BLUE" }] } },
+    ],
+  };
+  return {
+    oneLeft: render(expand, ["island:0,1"]),
+    landNone: render(land, []),
+    landSome: render(land, ["land:0:red"]),
+  };
+}
+"""
+
+
+def test_the_decision_panel_says_what_the_board_shows(
+    browser: Browser, gateway: Running, grown: dict[str, Any]
+) -> None:
+    page = browser.new_page()
+    try:
+        page.goto(f"{gateway.url}/?lang=en")
+        page.get_by_test_id("create-game").wait_for()
+        out = page.evaluate(DECISION_PANEL)
+    finally:
+        page.close()
+    # One option left: it is shown whole on the board and offered for confirmation.
+    assert out["oneLeft"] == {
+        "text": "The board shows your choice: confirm it, or start again.",
+        "confirm": True,
+        "ghosts": 3,
+    }
+    # "or confirm" only where a Confirm button is.
+    assert "confirm" not in out["landNone"]["text"] and not out["landNone"]["confirm"]
+    assert "or confirm" in out["landSome"]["text"] and out["landSome"]["confirm"]
+
+
+def test_settings_stay_open_and_links_fit_the_reader(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    errors: list[str] = []
+    context = browser.new_context(viewport=DESKTOP)
+    context.add_init_script(INSTANT)
+    page = context.new_page()
+    watch_errors(page, errors)
+    try:
+        game = api.new_game(["yellow", "red"])
+        page.goto(f"{gateway.url}/games/{game}?lang=en")
+        page.get_by_test_id("seats").wait_for()
+        # Before the start there is nothing to replay; a spectator is told nothing about a seat.
+        assert page.get_by_test_id("open-replay").count() == 0
+        hint = page.get_by_test_id("share-hint").inner_text()
+        assert "seat stays" not in hint and "take a seat" in hint
+        tokens = {}
+        for colour in ("COLOUR_YELLOW", "COLOUR_RED"):
+            tokens[colour] = api.ok("POST", f"/api/v1/games/{game}/join", {"colour": colour})[
+                "seat_token"
+            ]
+        api.ok("POST", f"/api/v1/games/{game}/start", {}, tokens["COLOUR_YELLOW"])
+        page.get_by_test_id("open-replay").wait_for()
+        sit(page, game, "COLOUR_YELLOW", tokens["COLOUR_YELLOW"])
+        page.reload()
+        assert "seat stays" in page.get_by_test_id("share-hint").inner_text()
+        # The settings box stays open across decisions.
+        page.wait_for_function("document.body.dataset.myturn === '1'")
+        page.get_by_test_id("prefs").locator("summary").click()
+        rng = random.Random(5)
+        decided = 0
+        while decided < 2:
+            now = api.ok("GET", f"/api/v1/games/{game}")["snapshot"]
+            if now["view"]["decision"]["player"] == "COLOUR_RED":
+                api.play(game, tokens, steps=1, seed=int(now["sequence"]))
+                continue
+            page.wait_for_function(
+                f"document.body.dataset.sequence === '{now['sequence']}'"
+                " && document.body.dataset.myturn === '1'"
+            )
+            while page.get_by_test_id("confirm").count() == 0 and decide(page, rng):
+                pass
+            page.get_by_test_id("confirm").click()
+            page.wait_for_function(f"Number(document.body.dataset.sequence) > {now['sequence']}")
+            decided += 1
+        while (
+            api.ok("GET", f"/api/v1/games/{game}")["snapshot"]["view"]["decision"]["player"]
+            == "COLOUR_RED"
+        ):
+            api.play(game, tokens, steps=1, seed=decided)
+            decided += 1
+        page.wait_for_function("document.body.dataset.myturn === '1'")
+        assert page.get_by_test_id("prefs").get_attribute("open") is not None
+        assert json.loads(page.evaluate("localStorage.getItem('tongiaki.prefs')"))["speed"] == 0
+    finally:
+        context.close()
+    assert errors == []

@@ -1,0 +1,540 @@
+"""Deciding in Chromium: Undo against a bot gives back the engine's board, the
+consequences of an option are spelt out before Confirm, every option can be
+chosen with the keyboard, and others' moves are read out to screen readers."""
+
+from __future__ import annotations
+
+import json
+import random
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from google.protobuf import json_format
+from playwright.sync_api import Browser, Page, ViewportSize
+
+from engine import Game
+from server import convert
+from server.gen.tongiaki.v1 import game_pb2 as pb
+from tests.webclient.axe import violations
+from tests.webclient.conftest import ARTIFACTS, Api, Running, serve_gateway
+from tests.webclient.test_browser import DESKTOP, INSTANT, PHONE, state, watch_errors
+from tests.webclient.test_follow import (
+    BUSY,
+    board_of,
+    bots_game,
+    engine_board,
+    log_lines,
+    pick_and_confirm,
+    sit,
+)
+from webclient.run import ServerProcess
+
+SHOTS = ARTIFACTS / "decide"
+TILES = json.loads(
+    (Path(__file__).resolve().parents[2] / "webclient" / "static" / "tiles.json").read_text()
+)
+MOORINGS = {t["id"]: [b["moorings"] for b in t["beaches"]] for t in TILES["islands"]}
+POINTS = {t["id"]: t["points"] for t in TILES["islands"]}
+#: The screens looked at: the three scripts' locales, on a desktop and a phone.
+LOOKS = [
+    ("en", "desktop"),
+    ("he", "desktop"),
+    ("ja", "desktop"),
+    ("en", "phone"),
+    ("he", "phone"),
+    ("ja", "phone"),
+]
+#: Every locale on a phone as well.
+EVERY = [*LOOKS, ("hu", "phone"), ("nl", "phone"), ("fi", "phone")]
+MINE = "document.body.dataset.myturn === '1' && document.body.dataset.busy !== '1'"
+
+
+def shot(page: Page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"))
+
+
+def size(viewport: str) -> ViewportSize:
+    return DESKTOP if viewport == "desktop" else PHONE
+
+
+def name(colour: str) -> str:
+    """COLOUR_RED -> red."""
+    return colour.removeprefix("COLOUR_").lower()
+
+
+@pytest.fixture(scope="module")
+def undo_gateway() -> Iterator[Running]:
+    """A game server whose bots hold their answer for a long undo window, and its gateway."""
+    with tempfile.TemporaryDirectory(prefix="tongiaki-undo-") as data:
+        server = ServerProcess(
+            Path(data), quiet=True, args=["--bot-pace", "0", "--undo-window", "600"]
+        )
+        running = serve_gateway(server.target)
+        try:
+            yield running
+        finally:
+            running.stop()
+            server.stop()
+
+
+def replayed(api: Api, game: str) -> dict[str, Any]:
+    """The game's record as far as the public log knows it: its actions without the
+    taken-back ones, on a stack of the tiles drawn so far, then the ones left (in
+    no particular order: the next draw is not known)."""
+    entries = api.ok("GET", f"/api/v1/games/{game}/entries?page_size=2000")["entries"]
+    undone = {
+        int(e["action_taken_back"]["taken_back"]) for e in entries if "action_taken_back" in e
+    }
+    actions: list[Any] = []
+    drawn: list[str] = []
+    for entry in entries:
+        applied = entry.get("action_applied")
+        if applied is None or int(entry["sequence"]) in undone:
+            continue
+        action = json_format.ParseDict(applied["action"], pb.Action())
+        actions.append(convert.action_from_proto(action))
+        drawn += [e["tile_placed"]["tile"] for e in applied.get("events", []) if "tile_placed" in e]
+    snapshot = api.ok("GET", f"/api/v1/games/{game}")["snapshot"]
+    seats = [name(s["colour"]) for s in snapshot["game"]["seats"]]
+    record = {"seats": seats, "stack": drawn + sorted(snapshot["view"]["stack_tiles"])}
+    record["actions"] = actions
+    return record
+
+
+def replayed_board(api: Api, game: str) -> tuple[list[tuple[str, str]], dict[str, list[str]]]:
+    """The engine's board after the game's log without its taken-back actions."""
+    record = replayed(api, game)
+    return engine_board(record, len(record["actions"]))
+
+
+@pytest.mark.parametrize(("locale", "viewport"), EVERY)
+def test_undo_against_a_bot_gives_back_the_engines_board(
+    browser: Browser, undo_gateway: Running, locale: str, viewport: str
+) -> None:
+    errors: list[str] = []
+    api = Api(undo_gateway.url)
+    context = browser.new_context(viewport=size(viewport), is_mobile=viewport == "phone")
+    context.add_init_script(INSTANT)
+    page = context.new_page()
+    page.set_default_timeout(BUSY)
+    watch_errors(page, errors)
+    try:
+        game, token = bots_game(api, "yellow", ["red"])
+        before = api.ok("GET", f"/api/v1/games/{game}")["snapshot"]
+        page.goto(f"{undo_gateway.url}/?lang={locale}")
+        sit(page, game, "COLOUR_YELLOW", token)
+        page.goto(f"{undo_gateway.url}/games/{game}?lang={locale}")
+        page.wait_for_function(MINE)
+        sequence = int(state(page)["sequence"])
+        confirmed = pick_and_confirm(page, random.Random(7))
+        page.wait_for_function(f"document.body.dataset.sequence === '{sequence + 1}'")
+        # The bot holds its answer: one Undo, naming the decision it takes back.
+        undo = page.get_by_test_id("take-back")
+        undo.wait_for()
+        assert undo.count() == 1
+        chosen = confirmed.split("\uff1a" if locale == "ja" else ": ", 1)[1]
+        assert undo.inner_text().endswith(chosen)
+        if locale == "en":
+            assert undo.inner_text() == f"Undo: {chosen}"
+        shot(page, f"undo-{locale}-{viewport}")
+        found = violations(page)
+        assert not found, "\n".join(found)
+        undo.click()
+        page.wait_for_function(f"document.body.dataset.sequence === '{sequence + 2}'")
+        page.wait_for_function(MINE)
+        # The board the page shows is the engine's without the undone decision,
+        # and the server's view is the one before it.
+        assert board_of(page) == replayed_board(api, game)
+        after = api.ok("GET", f"/api/v1/games/{game}")["snapshot"]
+        assert after["view"] == before["view"]
+        assert int(after["sequence"]) == sequence + 2
+        assert page.get_by_test_id("take-back").count() == 0
+    finally:
+        context.close()
+    assert errors == []
+
+
+def play_until(api: Api, game: str, tokens: dict[str, str], wanted: Any, seed: int) -> Any:
+    """Answer decisions with seeded random options until ``wanted(snapshot)`` holds."""
+    for step in range(600):
+        snapshot = api.ok("GET", f"/api/v1/games/{game}")["snapshot"]
+        if wanted(snapshot):
+            return snapshot
+        assert snapshot["view"].get("decision"), "the game ended first"
+        api.play(game, tokens, steps=1, seed=seed * 1000 + step)
+    raise AssertionError("never reached")
+
+
+def ships_of(view: dict[str, Any], colour: str) -> int:
+    return sum(
+        [name(c) for c in b.get("colours", [])].count(colour) for b in view.get("beaches", [])
+    )
+
+
+def points_lost(view: dict[str, Any], colour: str) -> int:
+    """What a new settlement costs now (R10, R13): the points of every island but royal ones."""
+    now = next(
+        (s.get("count", 0) for s in view.get("scores", []) if name(s["colour"]) == colour), 0
+    )
+    tiles = {(p["at"].get("q", 0), p["at"].get("r", 0)): p["tile"] for p in view["tiles"]}
+    kept = sum(
+        POINTS[tiles[(r["island"].get("q", 0), r["island"].get("r", 0))]]
+        for r in view.get("royal", [])
+        if name(r["colour"]) == colour
+    )
+    return int(now) - int(kept)
+
+
+def open_as(page: Page, url: str, game: str, snapshot: Any, tokens: dict[str, str]) -> str:
+    """Open ``game`` in ``page`` holding the seat of its pending decision; that colour."""
+    colour = str(snapshot["view"]["decision"]["player"])
+    page.goto(f"{url}/?lang=en")
+    sit(page, game, colour, tokens[colour])
+    return colour
+
+
+@pytest.mark.parametrize(("locale", "viewport"), EVERY)
+def test_a_new_settlement_says_what_it_sends_home_and_costs(
+    browser: Browser, gateway: Running, api: Api, locale: str, viewport: str
+) -> None:
+    errors: list[str] = []
+    context = browser.new_context(viewport=size(viewport), is_mobile=viewport == "phone")
+    context.add_init_script(INSTANT)
+    page = context.new_page()
+    page.set_default_timeout(BUSY)
+    watch_errors(page, errors)
+    try:
+        game, tokens = api.seated_game(["yellow", "red"])
+
+        def costly(s: Any) -> bool:
+            decision = s["view"].get("decision")
+            if not decision or decision["kind"] != "DECISION_KIND_TURN":
+                return False
+            colour = name(decision["player"])
+            settles = any("settle" in o for o in decision["options"])
+            return settles and points_lost(s["view"], colour) > 0
+
+        snapshot = play_until(api, game, tokens, costly, seed=3)
+        colour = open_as(page, gateway.url, game, snapshot, tokens)
+        page.goto(f"{gateway.url}/games/{game}?lang={locale}")
+        page.wait_for_function(MINE)
+        page.locator("[data-testid=target][data-key=settle]").click()
+        said = page.get_by_test_id("consequence").all_inner_texts()
+        ships, lost = (
+            ships_of(snapshot["view"], name(colour)),
+            points_lost(snapshot["view"], name(colour)),
+        )
+        if locale == "en":
+            assert said == [
+                f"Your {ships} ships on beaches go back to your supply."
+                if ships != 1
+                else "Your only ship on a beach goes back to your supply.",
+                f"You lose {lost} points now." if lost != 1 else "You lose 1 point now.",
+            ]
+        else:
+            assert len(said) == 2 and str(lost) in said[1]
+        page.get_by_test_id("consequences").scroll_into_view_if_needed()
+        shot(page, f"settle-{locale}-{viewport}")
+        found = violations(page)
+        assert not found, "\n".join(found)
+    finally:
+        context.close()
+    assert errors == []
+
+
+def fills(view: dict[str, Any], option: dict[str, Any]) -> bool:
+    """Whether an expansion fills a beach (from the tiles' moorings and the ships on it)."""
+    expand = option.get("expand")
+    if not expand or expand.get("take"):
+        return False
+    island = expand["island"]
+    at = (island.get("q", 0), island.get("r", 0))
+    tile = next(
+        p["tile"] for p in view["tiles"] if (p["at"].get("q", 0), p["at"].get("r", 0)) == at
+    )
+    on = {
+        b["beach"].get("index", 0): len(b.get("colours", []))
+        for b in view.get("beaches", [])
+        if (b["beach"].get("q", 0), b["beach"].get("r", 0)) == at
+    }
+    return any(on.get(b, 0) + 1 >= MOORINGS[tile][b] for b in expand.get("beaches", []))
+
+
+def test_an_expansion_that_fills_a_beach_says_a_chain_reaction_starts(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    errors: list[str] = []
+    context = browser.new_context(viewport=DESKTOP)
+    context.add_init_script(INSTANT)
+    page = context.new_page()
+    page.set_default_timeout(BUSY)
+    watch_errors(page, errors)
+    try:
+        game, tokens = api.seated_game(["yellow", "red"])
+
+        def filling(s: Any) -> bool:
+            decision = s["view"].get("decision")
+            return bool(decision) and any(fills(s["view"], o) for o in decision["options"][:40])
+
+        snapshot = play_until(api, game, tokens, filling, seed=4)
+        open_as(page, gateway.url, game, snapshot, tokens)
+        page.goto(f"{gateway.url}/games/{game}?lang=en")
+        page.wait_for_function(MINE)
+        options = snapshot["view"]["decision"]["options"]
+        index = next(i for i, o in enumerate(options[:40]) if fills(snapshot["view"], o))
+        quiet = next(
+            (
+                i
+                for i, o in enumerate(options[:40])
+                if "expand" in o and not fills(snapshot["view"], o)
+            ),
+            None,
+        )
+        details = page.locator("details.options")
+        if not details.evaluate("(d) => d.open"):
+            details.locator("summary").click()
+        page.locator(f"[data-testid=option][data-index='{index}']").click()
+        said = page.get_by_test_id("consequence").all_inner_texts()
+        assert said and all("becomes full: a chain reaction starts." in s for s in said), said
+        shot(page, "fills-en-desktop")
+        if quiet is not None:  # an expansion that fills nothing says nothing
+            page.get_by_test_id("reset").click()
+            details = page.locator("details.options")
+            if not details.evaluate("(d) => d.open"):
+                details.locator("summary").click()
+            page.locator(f"[data-testid=option][data-index='{quiet}']").click()
+            page.get_by_test_id("confirm").wait_for()
+            assert page.get_by_test_id("consequence").count() == 0
+    finally:
+        context.close()
+    assert errors == []
+
+
+@pytest.mark.parametrize(("locale", "viewport"), [("en", "desktop"), ("he", "phone")])
+def test_a_voyage_preview_says_how_it_would_go(
+    browser: Browser, gateway: Running, api: Api, locale: str, viewport: str
+) -> None:
+    errors: list[str] = []
+    context = browser.new_context(viewport=size(viewport), is_mobile=viewport == "phone")
+    context.add_init_script(INSTANT)
+    page = context.new_page()
+    page.set_default_timeout(BUSY)
+    watch_errors(page, errors)
+    try:
+        game, tokens = api.seated_game(["yellow", "red", "blue"])
+
+        def sailing(s: Any) -> bool:
+            decision = s["view"].get("decision")
+            return bool(decision) and decision["kind"] == "DECISION_KIND_EMIGRATE"
+
+        snapshot = play_until(api, game, tokens, sailing, seed=6)
+        open_as(page, gateway.url, game, snapshot, tokens)
+        page.goto(f"{gateway.url}/games/{game}?lang={locale}")
+        page.wait_for_function(MINE)
+        jetties = page.locator("[data-testid=target][data-key^='jetty:']")
+        jetties.first.click()
+        page.get_by_test_id("confirm").wait_for()
+        assert page.locator("[data-testid=path]").count() == 1
+        said = " ".join(page.get_by_test_id("consequence").all_inner_texts())
+        fails = page.locator("[data-testid=path-danger].fails").count() > 0
+        # The group's colours are drawn beside the words.
+        assert page.locator("[data-testid=voyage-group] .swatch").count() >= 1
+        if locale == "en":
+            assert ("the sea voyage would fail" in said) == fails, said
+            if page.locator("[data-testid=path-danger]").count():
+                assert "danger/colours" in said
+        page.get_by_test_id("consequences").scroll_into_view_if_needed()
+        shot(page, f"voyage-{locale}-{viewport}")
+    finally:
+        context.close()
+    assert errors == []
+
+
+def test_a_decision_is_made_and_undone_with_the_keyboard_alone(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    errors: list[str] = []
+    context = browser.new_context(viewport=DESKTOP)
+    context.add_init_script(INSTANT)
+    page = context.new_page()
+    page.set_default_timeout(BUSY)
+    watch_errors(page, errors)
+    try:
+        game, tokens = api.seated_game(["yellow", "red"])
+        page.goto(f"{gateway.url}/?lang=en")
+        sit(page, game, "COLOUR_YELLOW", tokens["COLOUR_YELLOW"])
+        page.goto(f"{gateway.url}/games/{game}?lang=en")
+        page.wait_for_function(MINE)
+        sequence = int(state(page)["sequence"])
+
+        def tab_to(test_id: str) -> None:
+            for _ in range(300):
+                page.keyboard.press("Tab")
+                if page.evaluate(f"document.activeElement?.dataset?.testid === '{test_id}'"):
+                    return
+            raise AssertionError(f"Tab never reached {test_id}")
+
+        tab_to("target")
+        page.keyboard.press("Enter")
+        tab_to("confirm")
+        page.keyboard.press("Enter")
+        page.wait_for_function(f"document.body.dataset.sequence === '{sequence + 1}'")
+        page.get_by_test_id("take-back").wait_for()
+        page.keyboard.press("Control+z")
+        page.wait_for_function(f"document.body.dataset.sequence === '{sequence + 2}'")
+        assert "takes back their last decision" in log_lines(page)[-1]
+    finally:
+        context.close()
+    assert errors == []
+
+
+def test_others_moves_are_read_out_and_ones_own_are_not(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    errors: list[str] = []
+    context = browser.new_context(viewport=DESKTOP)
+    context.add_init_script(INSTANT)
+    page = context.new_page()
+    page.set_default_timeout(BUSY)
+    watch_errors(page, errors)
+    try:
+        game, token = bots_game(api, "yellow", ["red"])
+        page.goto(f"{gateway.url}/?lang=en")
+        sit(page, game, "COLOUR_YELLOW", token)
+        page.goto(f"{gateway.url}/games/{game}?lang=en")
+        page.wait_for_function(MINE)
+        announcer = page.get_by_test_id("announcer")
+        assert announcer.get_attribute("aria-live") == "polite"
+        pick_and_confirm(page, random.Random(3))
+        page.wait_for_function(
+            "document.querySelector('[data-testid=announcer] p') !== null"
+            " && document.body.dataset.myturn === '1'"
+        )
+        read = announcer.locator("p").all_inner_texts()
+        assert read and all("Red" in line for line in read), read
+        assert not any("Yellow" in line for line in read), read
+        # Read out only: the region takes no room on screen.
+        box = announcer.bounding_box()
+        assert box is not None and box["width"] <= 1 and box["height"] <= 1
+    finally:
+        context.close()
+    assert errors == []
+
+
+@pytest.mark.parametrize(("locale", "viewport"), [("en", "desktop"), ("ja", "phone")])
+def test_the_colour_blind_palette_recolours_every_ship(
+    browser: Browser, gateway: Running, api: Api, locale: str, viewport: str
+) -> None:
+    errors: list[str] = []
+    context = browser.new_context(viewport=size(viewport), is_mobile=viewport == "phone")
+    context.add_init_script(INSTANT)
+    page = context.new_page()
+    page.set_default_timeout(BUSY)
+    watch_errors(page, errors)
+    try:
+        game, tokens = api.seated_game(["yellow", "red", "green", "blue", "purple", "orange"])
+        api.play(game, tokens, steps=12, seed=8)
+        page.goto(f"{gateway.url}/games/{game}?lang={locale}")
+        page.wait_for_function("document.querySelector('[data-testid=ship]') !== null")
+        palettes = page.evaluate(
+            "import('/static/js/ships.js').then((m) => JSON.parse(JSON.stringify(m.PALETTES)))"
+        )
+        fills = (
+            "[...document.querySelectorAll('[data-testid=board] [data-testid=ship]')]"
+            ".map((n) => [n.dataset.colour, n.getAttribute('fill')])"
+        )
+        for colour, fill in page.evaluate(fills):
+            assert fill == palettes["standard"][colour]
+        page.get_by_test_id("prefs").locator("summary").click()
+        page.get_by_test_id("pref-palette").check()
+        page.wait_for_function(
+            f"document.querySelector('[data-testid=board] [data-testid=ship]')"
+            f".getAttribute('fill') !== undefined && {json.dumps(palettes['distinct'])}"
+            f"[document.querySelector('[data-testid=board] [data-testid=ship]').dataset.colour]"
+            f" === document.querySelector('[data-testid=board] [data-testid=ship]')"
+            f".getAttribute('fill')"
+        )
+        shown = page.evaluate(fills)
+        assert shown and all(fill == palettes["distinct"][c] for c, fill in shown)
+        assert json.loads(page.evaluate("localStorage.getItem('tongiaki.prefs')"))["palette"] == (
+            "distinct"
+        )
+        page.get_by_test_id("board").scroll_into_view_if_needed()
+        shot(page, f"palette-{locale}-{viewport}")
+    finally:
+        context.close()
+    assert errors == []
+
+
+def sinking(api: Api, game: str, snapshot: Any) -> tuple[str, int, int] | None:
+    """An emigration of the pending decision whose voyage the engine sinks on sea
+    tiles already placed (no tile drawn first): its jetty key, the danger and the
+    group's colours."""
+    decision = snapshot["view"].get("decision")
+    if not decision or decision["kind"] != "DECISION_KIND_EMIGRATE":
+        return None
+    engine = Game.from_record(replayed(api, game), checked=False)
+    for option in decision["options"]:
+        trial = engine.copy()
+        action = convert.action_from_proto(json_format.ParseDict(option, pb.Action()))
+        for event in trial.apply(action):
+            if event["kind"] == "tile_placed":
+                break
+            if event["kind"] == "voyage_failed":
+                beach = option["emigrate"]["beach"]
+                at = [beach.get("q", 0), beach.get("r", 0), beach.get("index", 0)]
+                key = "jetty:" + ",".join(map(str, [*at, option["emigrate"].get("dir", 0)]))
+                return key, event["danger"], event["colours"]
+    return None
+
+
+def test_a_voyage_the_known_seas_would_sink_says_so_with_the_engines_danger(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    errors: list[str] = []
+    context = browser.new_context(viewport=DESKTOP)
+    context.add_init_script(INSTANT)
+    page = context.new_page()
+    page.set_default_timeout(BUSY)
+    watch_errors(page, errors)
+    try:
+        found = None
+        for seed in range(12):
+            game, tokens = api.seated_game(["yellow", "red", "blue", "green"])
+            try:
+                snapshot = play_until(
+                    api,
+                    game,
+                    tokens,
+                    lambda s, g=game: sinking(api, g, s) is not None,
+                    seed=40 + seed,
+                )
+            except AssertionError:
+                continue
+            found = sinking(api, game, snapshot)
+            break
+        assert found is not None, "no emigration onto a sinking sea in 12 games"
+        key, danger, colours = found
+        open_as(page, gateway.url, game, snapshot, tokens)
+        page.goto(f"{gateway.url}/games/{game}?lang=en")
+        page.wait_for_function(MINE)
+        page.locator(f"[data-testid=target][data-key='{key}']").click()
+        said = page.get_by_test_id("consequence").all_inner_texts()
+        group = "one colour" if colours == 1 else f"{colours} colours"
+        assert said[0] == (
+            f"The route has danger {danger}, and the group has only {group}:"
+            " the sea voyage would fail and its ships go back to their supplies."
+        ), said
+        assert said[-1].startswith("Each label on the route reads danger/colours")
+        assert page.locator("[data-testid=path-danger].fails").count() == 1
+        labels = page.locator("[data-testid=path-danger]").all_text_contents()
+        assert labels[-1] == f"{danger}/{colours}"
+        page.get_by_test_id("consequences").scroll_into_view_if_needed()
+        shot(page, "voyage-fails-en-desktop")
+    finally:
+        context.close()
+    assert errors == []

@@ -1,0 +1,388 @@
+"""The tutorial in Chromium: started from the lobby or the "Learn to play" page, a
+first game against the tutorial's bot with the coach's tips, played to its end in
+every locale; and help mode, which names the pieces of the board."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, ViewportSize
+
+from tests.webclient.conftest import ARTIFACTS, Api, Running
+from tests.webclient.test_browser import DESKTOP, INSTANT, PHONE, state, watch_errors
+
+SHOTS = ARTIFACTS / "tutorial"
+STATIC = Path(__file__).resolve().parents[2] / "webclient" / "static"
+#: The tips every first game shows, whatever the learner picks.
+ALWAYS = {"welcome", "setup", "marks", "turn", "stack", "end"}
+#: Tips of the kinds of decision a learner who follows the coach meets.
+KINDS = {"emigrate", "land", "settle", "place", "settle_ship"}
+
+
+#: A point where the first piece matching a selector is on top (not under another), or null.
+UNCOVERED = """selector => {
+  for (const node of document.querySelectorAll(selector)) {
+    const box = node.getBoundingClientRect();
+    for (const [fx, fy] of [[0.5, 0.5], [0.05, 0.5], [0.95, 0.5], [0.3, 0.2], [0.7, 0.8]]) {
+      const x = box.left + box.width * fx;
+      const y = box.top + box.height * fy;
+      const top = document.elementFromPoint(x, y);
+      if (top && (top === node || node.contains(top))) return { x, y };
+    }
+  }
+  return null;
+}"""
+
+
+def shot(page: Page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"))
+
+
+def seat_of(page: Page, game: str) -> dict[str, str]:
+    seat: dict[str, str] = json.loads(
+        page.evaluate(f"localStorage.getItem('tongiaki.seat.{game}')") or "{}"
+    )
+    return seat
+
+
+def game_id(page: Page) -> str:
+    page.wait_for_url("**/games/*")
+    return page.url.rstrip("/").split("/")[-1]
+
+
+class Learner:
+    """Plays the tutorial in the page as a learner who reads every tip and does what
+    the coach suggests: a royal island when it first can, the New settlement when the
+    coach proposes it, expansions otherwise; other decisions at random."""
+
+    def __init__(self, page: Page, api: Api, game: str, seed: int = 1) -> None:
+        self.page = page
+        self.api = api
+        self.game = game
+        self.rng = random.Random(seed)
+        self.tips: list[str] = []
+        self.texts: dict[str, str] = {}
+        self.decisions = 0
+        self.royal = False
+        self.suggested_settle = False
+
+    def coach_tip(self) -> str | None:
+        coach = self.page.locator("[data-testid=coach]")
+        if coach.count() == 0 or coach.get_attribute("hidden") is not None:
+            return None
+        return coach.get_attribute("data-tip") or None
+
+    def read_tip(self, shots: dict[str, str]) -> str:
+        """Read the tip on screen (a screenshot if asked), then dismiss it."""
+        tip = self.coach_tip()
+        assert tip is not None
+        self.tips.append(tip)
+        self.texts[tip] = self.page.get_by_test_id("coach-text").inner_text()
+        if tip == "settle":
+            self.suggested_settle = True
+        if tip in shots:
+            shot(self.page, shots[tip])
+        if tip != "end":
+            self.page.get_by_test_id("coach-next").click()
+            self.page.wait_for_function(
+                "tip => document.querySelector('[data-testid=coach]')?.dataset.tip !== tip", arg=tip
+            )
+        return tip
+
+    def options(self) -> list[dict[str, Any]]:
+        token = seat_of(self.page, self.game)["token"]
+        snapshot = self.api.ok("GET", f"/api/v1/games/{self.game}", token=token)["snapshot"]
+        decision = snapshot["view"].get("decision") or {}
+        return list(decision.get("options", []))
+
+    def click_target(self, key: str) -> None:
+        self.page.locator(f"[data-testid=target][data-key^='{key}']").first.click()
+
+    def decide(self, shots: dict[str, str]) -> None:
+        """One decision, made through the page (option list or board, then Confirm)."""
+        before = state(self.page)["sequence"]
+        options = self.options()
+        acts = [next(iter(o)) for o in options]
+        if "royal" in acts and not self.royal:
+            self.royal = True
+            self.click_target("royal:")
+        elif self.suggested_settle and "settle" in acts:
+            self.suggested_settle = False
+            self.click_target("settle")
+        else:
+            shown = options[:40]  # the option list shows the first 40
+            expand = [i for i, o in enumerate(shown) if "expand" in o]
+            index = self.rng.choice(expand) if expand else self.rng.randrange(len(shown))
+            self.page.locator("[data-testid=decision] details.options").first.evaluate(
+                "d => { d.open = true; }"
+            )
+            self.page.locator(f"[data-testid=option][data-index='{index}']").first.click()
+        # A pick may bring a tip of its own (the route preview): read before confirming.
+        self.page.get_by_test_id("confirm").first.wait_for()
+        if self.coach_tip():
+            self.read_tip(shots)
+        self.page.get_by_test_id("confirm").first.click()
+        self.page.wait_for_function(
+            "s => document.body.dataset.sequence !== s && document.body.dataset.busy !== '1'",
+            arg=before,
+        )
+        self.decisions += 1
+
+    def play(self, shots: dict[str, str], *, until: set[str] | None = None) -> None:
+        """Read tips and decide until the end tip (or until every tip of ``until`` was read)."""
+        deadline = time.monotonic() + 600
+        while time.monotonic() < deadline:
+            self.page.wait_for_function(
+                """() => {
+                  const coach = document.querySelector('[data-testid=coach]');
+                  const b = document.body.dataset;
+                  return (coach && !coach.hidden) || (b.myturn === '1' && b.busy !== '1');
+                }""",
+                timeout=60_000,
+            )
+            if self.coach_tip():
+                if self.read_tip(shots) == "end":
+                    return
+            elif until is not None and until <= set(self.tips):
+                return
+            else:
+                self.decide(shots)
+        raise AssertionError(f"the tutorial did not end; tips so far {self.tips}")
+
+    def finish_by_api(self) -> None:
+        """Play the learner's remaining decisions over the API (the page follows)."""
+        token = seat_of(self.page, self.game)["token"]
+        colour = seat_of(self.page, self.game)["colour"]
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            snapshot = self.api.ok("GET", f"/api/v1/games/{self.game}", token=token)["snapshot"]
+            decision = snapshot["view"].get("decision")
+            if decision is None:
+                return
+            if decision["player"] != colour:
+                time.sleep(0.05)
+                continue
+            self.api.request(
+                "POST",
+                f"/api/v1/games/{self.game}/actions",
+                {
+                    "sequence": snapshot["sequence"],
+                    "request_id": f"t{snapshot['sequence']}",
+                    "action": self.rng.choice(decision["options"]),
+                },
+                token,
+            )
+        raise AssertionError("the game did not end")
+
+
+def open_page(browser: Browser, gateway: Running, locale: str, viewport: ViewportSize) -> Page:
+    context = browser.new_context(viewport=viewport, locale=locale)
+    context.add_init_script(INSTANT)
+    page = context.new_page()
+    page.goto(f"{gateway.url}/?lang={locale}")
+    return page
+
+
+def catalog(locale: str) -> dict[str, Any]:
+    messages: dict[str, Any] = json.loads(
+        (STATIC / "i18n" / f"{locale}.json").read_text(encoding="utf-8")
+    )["messages"]
+    return messages
+
+
+def test_the_tutorial_from_the_lobby_is_a_whole_game_with_every_tip_in_english(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    errors: list[str] = []
+    page = open_page(browser, gateway, "en", DESKTOP)
+    watch_errors(page, errors)
+    page.get_by_test_id("learn-card").get_by_test_id("learn").click()
+    game = game_id(page)
+    learner = Learner(page, api, game)
+    shots = {
+        "welcome": "en-welcome",
+        "setup": "en-setup",
+        "turn": "en-turn",
+        "emigrate": "en-emigrate",
+        "route": "en-route",
+        "danger": "en-danger",
+        "land": "en-land",
+        "royal": "en-royal",
+        "settle": "en-settle",
+        "place": "en-place",
+        "end": "en-end",
+    }
+    # Through the page until every kind of decision was explained; the rest over the API.
+    learner.play(shots, until=(ALWAYS - {"end"}) | KINDS | {"route"})
+    learner.finish_by_api()
+    page.reload()
+    learner.play(shots)
+    page.get_by_test_id("coach-next").click()
+    tips = learner.tips
+    assert tips[0] == "welcome" and tips[-1] == "end"
+    assert set(tips) >= ALWAYS | KINDS, tips
+    assert len(tips) == len(set(tips)), "a tip came twice"
+    english = catalog("en")
+    assert all(learner.texts[tip] == english[f"coach.{tip}"] for tip in tips)
+    # The game is a tutorial: over, and nowhere in the lists.
+    assert state(page)["state"] == "finished"
+    listed = api.ok("GET", "/api/v1/games?page_size=1000")["games"]
+    assert game not in {g["name"].split("/")[1] for g in listed}
+    # The tips are remembered: after a reload none comes back.
+    page.reload()
+    page.wait_for_function("document.body.dataset.state === 'finished'")
+    page.wait_for_timeout(500)
+    assert page.locator("[data-testid=coach]:not([hidden])").count() == 0
+    assert errors == []
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        ("hu", DESKTOP, "learn"),
+        ("nl", PHONE, "learn"),
+        ("fi", DESKTOP, "lobby"),
+        ("he", DESKTOP, "howto"),
+        ("ja", DESKTOP, "learn"),
+        ("he", PHONE, "lobby"),
+        ("ja", PHONE, "lobby"),
+    ],
+)
+def test_the_tutorial_runs_to_its_end_in_every_locale(
+    browser: Browser, gateway: Running, api: Api, case: tuple[str, ViewportSize, str]
+) -> None:
+    """The first tips through the page, the rest of the game over the API, then the last tip."""
+    locale, viewport, entry = case
+    errors: list[str] = []
+    page = open_page(browser, gateway, locale, viewport)
+    watch_errors(page, errors)
+    texts = catalog(locale)
+    if entry == "howto":
+        page.goto(f"{gateway.url}/how-to-play?lang={locale}")
+        page.get_by_test_id("learn-link").click()
+    elif entry == "learn":
+        page.goto(f"{gateway.url}/learn?lang={locale}")
+    size = "phone" if viewport == PHONE else "desktop"
+    if entry == "lobby":
+        page.get_by_test_id("learn-card").wait_for()
+        shot(page, f"{locale}-{size}-lobby")
+        page.get_by_test_id("learn-card").get_by_test_id("learn").click()
+    else:
+        assert page.locator("h1").inner_text() == texts["tutorial.title"]
+        page.get_by_test_id("learn").wait_for()
+        shot(page, f"{locale}-{size}-learn")
+        page.get_by_test_id("learn").click()
+    game = game_id(page)
+    learner = Learner(page, api, game, seed=7)
+    learner.play(
+        {
+            "welcome": f"{locale}-{size}-welcome",
+            "setup": f"{locale}-{size}-setup",
+            "turn": f"{locale}-{size}-turn",
+        },
+        until={"welcome", "setup", "turn"},
+    )
+    learner.finish_by_api()
+    page.reload()  # the finished game at once, rather than played back entry by entry
+    learner.play({"end": f"{locale}-{size}-end"})
+    assert learner.tips[0] == "welcome" and learner.tips[-1] == "end"
+    assert all(learner.texts[tip] == texts[f"coach.{tip}"] for tip in learner.tips)
+    if locale == "he":
+        assert page.get_by_test_id("coach-body").get_attribute("dir") == "rtl"
+        # The card keeps to the board's left corner, clear of the zoom buttons.
+        coach = page.get_by_test_id("coach").bounding_box()
+        zoom = page.get_by_test_id("zoom-in").bounding_box()
+        assert coach is not None and zoom is not None
+        assert coach["x"] + coach["width"] <= zoom["x"]
+    assert errors == []
+
+
+def test_help_mode_names_the_pieces_of_the_board_and_picks_nothing(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    """At a New settlement's open ends: every piece on the board has a name."""
+    page = open_page(browser, gateway, "en", DESKTOP)
+    errors: list[str] = []
+    watch_errors(page, errors)
+    page.goto(f"{gateway.url}/learn?lang=en")
+    page.get_by_test_id("learn").click()
+    game = game_id(page)
+    page.get_by_test_id("coach-stop").click()
+    learner = Learner(page, api, game, seed=3)
+    token = seat_of(page, game)["token"]
+    # Over the API: set-up, turns until a sea tile with danger numbers lies on the
+    # board, then a New settlement: the learner must pick an open end.
+    while True:
+        snapshot = api.ok("GET", f"/api/v1/games/{game}", token=token)["snapshot"]
+        view = snapshot["view"]
+        decision = view.get("decision")
+        assert decision is not None, "the game ended before a New settlement"
+        if decision["player"] != "COLOUR_YELLOW":
+            time.sleep(0.05)
+            continue
+        options = decision["options"]
+        seas = [t for t in view.get("tiles", []) if t["tile"].startswith("sea-")]
+        if decision["kind"] == "DECISION_KIND_PLACE":
+            break
+        if decision["kind"] == "DECISION_KIND_TURN" and len(seas) >= 2:
+            action = next(o for o in options if "settle" in o)
+        else:
+            action = learner.rng.choice(options)
+        api.request(
+            "POST",
+            f"/api/v1/games/{game}/actions",
+            {
+                "sequence": snapshot["sequence"],
+                "request_id": f"h{snapshot['sequence']}",
+                "action": action,
+            },
+            token,
+        )
+    sequence = snapshot["sequence"]
+    page.wait_for_function(
+        "s => document.body.dataset.sequence === s && document.body.dataset.myturn === '1'",
+        arg=sequence,
+    )
+    page.get_by_test_id("zoom-fit").click()
+    label = page.get_by_test_id("help-label")
+    assert label.is_hidden()
+    page.get_by_test_id("help-toggle").click()
+    assert page.get_by_test_id("help-toggle").get_attribute("aria-pressed") == "true"
+    assert label.inner_text() == catalog("en")["help.intro"]
+    english = catalog("en")
+    named = {}
+    pieces = {
+        ".target-end": english["help.open_end"],
+        ".danger-label": english["help.danger"].split("{")[0],
+        ".foam": english["help.foam"],
+        ".tile-sea .hex": english["help.sea"],
+        ".tile-island .land": english["help.island"][1].split("{count}")[0].split(": ")[1],
+        ".jetty": english["help.jetty"],
+        ".beach": english["help.beach"],
+        ".layer-ships .ship": english["help.ship"].split("{")[0],
+    }
+    for selector, wanted in pieces.items():
+        point = page.evaluate(UNCOVERED, f"[data-testid=board] {selector}")
+        assert point is not None, selector
+        page.mouse.move(point["x"], point["y"])
+        page.wait_for_function("() => !document.querySelector('[data-testid=help-label]').hidden")
+        named[selector] = label.inner_text()
+        assert wanted in named[selector], (selector, named[selector])
+    # A tap on an open end names it and picks nothing.
+    page.locator("[data-testid=target][data-key^='end:']").first.click()
+    assert label.inner_text() == english["help.open_end"]
+    assert page.get_by_test_id("confirm").count() == 0
+    assert state(page)["sequence"] == sequence
+    shot(page, "en-help-open-end")
+    # Help off: the same tap picks the open end.
+    page.get_by_test_id("help-toggle").click()
+    assert label.is_hidden()
+    page.locator("[data-testid=target][data-key^='end:']").first.click()
+    page.get_by_test_id("confirm").first.wait_for()
+    assert errors == []

@@ -1,0 +1,133 @@
+// The one camera policy: which part of the board is shown, and when it moves.
+// - An entry played back: the view frames where it happens (a voyage's whole
+//   path, the island landed on, the tile drawn), moving only if part of it is
+//   outside, and gliding there before the entry plays.
+// - This player's decision: once per decision, the view frames its targets with
+//   their surroundings, never closer than a hex and its six neighbours, never
+//   with a target cut off at the edge. Picks inside one decision never move it.
+// - A manual zoom or pan (or "show the whole board") holds until the player's
+//   next decision; nothing else moves the view meanwhile.
+
+import { SIZE, APOTHEM, centre } from "./geometry.js";
+
+// The closest view: a hex and its six neighbours (three hexes across each way).
+const MIN_W = 5 * SIZE;
+const MIN_H = 6 * APOTHEM;
+// Keys of the wire's fields that name a hex (Hex or Beach messages).
+const HEX_FIELDS = new Set(["beach", "beaches", "at", "island", "back_to", "take", "origin"]);
+
+// Every hex an entry (a log entry or an action) touches, as "q,r" keys, in order.
+export function entryHexes(entry) {
+  const out = new Set();
+  const walk = (value, key) => {
+    if (Array.isArray(value)) {
+      for (const item of value) walk(item, key);
+    } else if (value && typeof value === "object") {
+      if (HEX_FIELDS.has(key) && !("view" in value)) out.add(`${value.q ?? 0},${value.r ?? 0}`);
+      for (const [k, v] of Object.entries(value)) if (k !== "view" && k !== "decision") walk(v, k);
+    }
+  };
+  walk(entry, "");
+  // Two ships on Tonga name only its beaches: Tonga lies at the centre.
+  if (JSON.stringify(entry).includes('"tonga":')) out.add("0,0");
+  return [...out].map((k) => k.split(",").map(Number));
+}
+
+// The box around hexes, each whole, with `margin` more on every side.
+export function hexBox(hexes, margin = 0) {
+  const xs = [];
+  const ys = [];
+  for (const [q, r] of hexes) {
+    const c = centre(q, r);
+    xs.push(c.x - SIZE - margin, c.x + SIZE + margin);
+    ys.push(c.y - APOTHEM - margin, c.y + APOTHEM + margin);
+  }
+  if (!xs.length) return null;
+  const x = Math.min(...xs);
+  const y = Math.min(...ys);
+  return { x, y, w: Math.max(...xs) - x, h: Math.max(...ys) - y };
+}
+
+const inside = (a, b) => a.x >= b.x - 0.5 && a.y >= b.y - 0.5 && a.x + a.w <= b.x + b.w + 0.5 && a.y + a.h <= b.y + b.h + 0.5;
+
+export class Camera {
+  constructor(board) {
+    this.board = board;
+    // The player zoomed or panned: hold still until their next decision.
+    this.manual = false;
+    this.decisionKey = null;
+    this.peeked = null;
+  }
+
+  // `box` grown to the screen's shape and to the closest view allowed, same centre.
+  shape(box) {
+    const aspect = this.board.aspect();
+    let w = Math.max(box.w, MIN_W);
+    let h = Math.max(box.h, MIN_H);
+    if (w / h < aspect) w = h * aspect;
+    else h = w / aspect;
+    return { x: box.x + box.w / 2 - w / 2, y: box.y + box.h / 2 - h / 2, w, h };
+  }
+
+  // Glide to `box` (shaped); resolves when there.
+  go(box, ms = 0) {
+    return this.board.moveTo(this.shape(box), ms);
+  }
+
+  // The player moved the view by hand.
+  hold() {
+    this.manual = true;
+    this.peeked = null;
+  }
+
+  // The whole board, and that view holds (the "fit" button).
+  showAll() {
+    this.hold();
+    this.board.moveTo(this.board.wholeBox(), 0);
+  }
+
+  // A board shown without a decision of this player: the whole of it, unless the
+  // view was moved (by hand, or to follow an entry).
+  settle() {
+    if (!this.manual && !this.followed) this.board.moveTo(this.board.wholeBox(), 0);
+  }
+
+  // Before an entry plays: frame where it happens. Resolves once the view is there.
+  follow(entry, speed = 1) {
+    const want = hexBox(entryHexes(entry), SIZE * 0.15);
+    if (!want || this.manual) return Promise.resolve();
+    this.followed = true;
+    if (inside(want, this.board.goal)) return Promise.resolve();
+    return this.go(want, speed ? 450 / speed : 0);
+  }
+
+  // A decision of this player, its targets' bounds: framed once per decision.
+  decide(key, bounds, crowded = false) {
+    if (key === this.decisionKey) return false;
+    this.decisionKey = key;
+    this.manual = false;
+    if (!bounds) return false;
+    const margin = SIZE * 0.6;
+    const want = { x: bounds.x - margin, y: bounds.y - margin, w: bounds.w + 2 * margin, h: bounds.h + 2 * margin };
+    const goal = this.board.goal;
+    const roomy = goal.w >= MIN_W - 1 && goal.h >= MIN_H - 1;
+    if (this.board.framed && inside(want, goal) && !crowded && roomy) return false;
+    this.go(want, 0);
+    return true;
+  }
+
+  // Show where `hexes` are for a moment (a log line under the pointer); `back` returns.
+  peek(hexes) {
+    const want = hexBox(hexes, SIZE * 0.15);
+    if (!want) return;
+    if (!this.peeked) this.peeked = { ...this.board.goal };
+    if (!inside(want, this.board.goal)) this.go(want, 250);
+  }
+
+  back() {
+    if (!this.peeked) return;
+    const box = this.peeked;
+    this.peeked = null;
+    this.board.moveTo(box, 250);
+  }
+}

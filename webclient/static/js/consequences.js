@@ -1,0 +1,123 @@
+// What an option will do, in words, before it is confirmed: a beach it fills
+// (a chain reaction starts, R7), the ships and points a new settlement gives up
+// (R10, R13), the ships a royal island sends home (R9), and how a previewed
+// voyage goes (R6): the first danger its colours cannot pass, or where it ends.
+// Computed from the view the server sent; the server still decides.
+
+import { t, tn } from "./i18n.js";
+import { actOf } from "./choices.js";
+import { tile } from "./geometry.js";
+import { colourName } from "./ships.js";
+import { islandAt } from "./text.js";
+
+const hexKey = (x) => `${x?.q ?? 0},${x?.r ?? 0}`;
+const beachKey = (x) => `${hexKey(x)},${x?.index ?? 0}`;
+
+// Ships on each beach now ("q,r,b" -> colours).
+function shipsOn(view) {
+  return new Map((view?.beaches ?? []).map((x) => [beachKey(x.beach), (x.colours ?? []).map(colourName)]));
+}
+
+function moorings(view, q, r, index) {
+  const placed = (view?.tiles ?? []).find((p) => hexKey(p.at) === `${q},${r}`);
+  return tile(placed?.tile)?.beaches?.[index]?.moorings ?? Infinity;
+}
+
+// The beaches an option puts ships on ("q,r,b", repeats kept), and a beach it takes one from.
+function placements(action, decision) {
+  const act = actOf(action);
+  const body = action[act] ?? {};
+  const at = (h, index) => `${hexKey(h)},${index ?? 0}`;
+  switch (act) {
+    case "setup":
+    case "single":
+    case "settle_ship":
+      return { put: [beachKey(body.beach)] };
+    case "expand":
+      return { put: (body.beaches ?? []).map((b) => at(body.island, b)), take: body.take ? beachKey(body.take) : null };
+    case "tonga":
+      return { put: (body.beaches ?? []).map((b) => at({ q: 0, r: 0 }, b)) };
+    case "land":
+      return { put: (body.ships ?? []).map((s) => at(decision?.island, s.beach)) };
+    default:
+      return { put: [] };
+  }
+}
+
+// "Beach 3 of Fiji becomes full: a chain reaction starts." for each beach the option fills.
+function filled(action, view, decision) {
+  const { put, take } = placements(action, decision);
+  if (!put.length || actOf(action) === "setup") return [];
+  const now = shipsOn(view);
+  const count = new Map();
+  for (const key of put) count.set(key, (count.get(key) ?? now.get(key)?.length ?? 0) + 1);
+  if (take && count.has(take)) count.set(take, count.get(take) - 1);
+  const lines = [];
+  for (const [key, n] of count) {
+    const [q, r, b] = key.split(",").map(Number);
+    if (n < moorings(view, q, r, b)) continue;
+    const params = { beach: b + 1, island: islandAt(view, { q, r }) };
+    lines.push(actOf(action) === "land" ? t("consequence.full_goes_on", params) : t("consequence.full", params));
+  }
+  return lines;
+}
+
+// The points `colour` scores now, and what it would keep with its ships on masks only (R13).
+function pointsKept(view, colour) {
+  const now = (view?.scores ?? []).find((x) => colourName(x.colour) === colour)?.count ?? 0;
+  let kept = 0;
+  for (const royal of view?.royal ?? []) {
+    if (colourName(royal.colour) !== colour) continue;
+    const placed = (view.tiles ?? []).find((p) => hexKey(p.at) === hexKey(royal.island));
+    kept += tile(placed?.tile)?.points ?? 0;
+  }
+  return { now, kept };
+}
+
+function settling(view, me) {
+  let ships = 0;
+  for (const colours of shipsOn(view).values()) ships += colours.filter((c) => c === me).length;
+  const { now, kept } = pointsKept(view, me);
+  const lines = [ships ? tn("consequence.settle_ships", ships) : t("consequence.settle_none")];
+  if (now > kept) lines.push(tn("consequence.settle_points", now - kept));
+  return lines;
+}
+
+function royal(action, view, me) {
+  const island = hexKey(action.royal?.island);
+  let ships = 0;
+  for (const [key, colours] of shipsOn(view)) {
+    if (key.startsWith(`${island},`)) ships += colours.filter((c) => c === me).length;
+  }
+  return ships > 1 ? [tn("consequence.royal_home", ships - 1)] : [];
+}
+
+// A voyage preview (game.js voyagePath): the danger that stops it, or where it ends.
+function voyage(path, view) {
+  if (!path) return [];
+  const { end, colours } = path;
+  const most = Math.max(0, ...path.steps.map((s) => s.danger));
+  const lines = [];
+  if (end.kind === "fails") lines.push(tn("consequence.voyage_fails", colours, { danger: end.danger }));
+  else if (most) lines.push(tn("consequence.voyage_passes", colours, { danger: most }));
+  else lines.push(tn("consequence.voyage_colours", colours));
+  if (end.kind === "island") lines.push(t("consequence.voyage_lands", { island: islandAt(view, end.at) }));
+  else if (end.kind === "royal") lines.push(t("consequence.voyage_royal", { island: islandAt(view, end.at) }));
+  else if (end.kind === "open") lines.push(t("consequence.voyage_draws"));
+  if (path.steps.length) lines.push(t("consequence.path_legend"));
+  return lines;
+}
+
+// The sentences for `action` of `decision`, as seat `me` ("red") would see them happen.
+export function consequences(action, view, decision, me, path = null) {
+  switch (actOf(action)) {
+    case "settle":
+      return settling(view, me);
+    case "royal":
+      return royal(action, view, me);
+    case "emigrate":
+      return voyage(path, view);
+    default:
+      return filled(action, view, decision);
+  }
+}

@@ -1,0 +1,105 @@
+// Help mode: a "?" button beside the zoom buttons. While it is on, pointing at
+// or tapping any piece of the board names it and says what it is for; a tap
+// then picks nothing (panning and zooming still work).
+
+import { h } from "./dom.js";
+import { t, td, tn } from "./i18n.js";
+import { tile } from "./geometry.js";
+import { COLOURS } from "./ships.js";
+import { player, tileName } from "./text.js";
+
+const colourOf = (node) => COLOURS.find((c) => node.classList.contains(`ship-${c}`) || node.dataset.colour === c);
+const number = (node) => node.querySelector("text")?.textContent ?? "";
+
+const islandText = (node) => (node
+  ? tn("help.island", tile(node.dataset.tile)?.points ?? 0, { name: tileName(node.dataset.tile) })
+  : "");
+
+// The pieces, most specific first: a selector, and the text naming what it matched.
+const PIECES = [
+  [".target-end", () => t("help.open_end")],
+  [".target-royal", () => t("help.crown")],
+  [".target-jetty", () => t("help.target_jetty")],
+  [".target-island", () => t("help.target_island")],
+  [".target-land", () => t("help.target_land")],
+  [".target-arc, .target-beach", () => t("help.halo")],
+  [".path-danger", (n) => tn("help.route_danger", Number(number(n).split("/")[1] ?? 0), { danger: number(n).split("/")[0] })],
+  [".preview-path", () => t("help.route")],
+  [".danger-label", (n) => t("help.danger", { danger: number(n) })],
+  [".voyage", () => t("help.voyage")],
+  [".waiting-group", () => t("help.group")],
+  [".ghost", () => t("help.ghost")],
+  [".royal", (n) => t("help.mask", { player: player(colourOf(n)) })],
+  [".ship", (n) => t("help.ship", { colour: td(`colour.${colourOf(n)}`) })],
+  [".jetty", () => t("help.jetty")],
+  [".beach, .mooring", () => t("help.beach")],
+  [".foam", () => t("help.foam")],
+  [".counts", () => t("help.counts")],
+  [".spot", () => t("help.spot")],
+  [".island-label", (n) => islandText(n.closest("svg")?.querySelector(`.tile[data-hex="${n.dataset.hex}"]`))],
+  [".tile-island", (n) => islandText(n)],
+  [".tile-sea", () => t("help.sea")],
+];
+
+// What the piece under `node` is, in words ("" for none); a changed tile says so too.
+export function nameOf(node) {
+  for (const [selector, text] of PIECES) {
+    const found = node.closest?.(selector);
+    if (!found) continue;
+    const changed = found.closest(".changed") ? ` ${t("help.changed")}` : "";
+    return text(found) + changed;
+  }
+  return "";
+}
+
+export class HelpMode {
+  constructor(area) {
+    this.area = area;
+    this.on = false;
+    this.button = h("button", {
+      type: "button", testid: "help-toggle", "aria-pressed": "false", "aria-label": t("help.toggle"),
+      title: t("help.toggle"), onclick: () => this.toggle(),
+    }, "?");
+    area.querySelector(".zoom")?.append(this.button);
+    // Placed on the map (left to right); its text runs in the page's direction.
+    this.text = h("span", { dir: document.documentElement.dir || "ltr" });
+    this.label = h("p", {
+      class: "help-label", testid: "help-label", role: "status", "aria-live": "polite", hidden: true,
+    }, this.text);
+    area.append(this.label);
+    const svg = area.querySelector("svg");
+    // Capture: while on, a tap names the piece and never reaches a target.
+    svg.addEventListener("click", (event) => {
+      if (!this.on) return;
+      event.stopPropagation();
+      this.name(event);
+    }, true);
+    svg.addEventListener("pointermove", (event) => {
+      if (this.on && event.pointerType === "mouse") this.name(event);
+    });
+  }
+
+  toggle() {
+    this.on = !this.on;
+    this.button.setAttribute("aria-pressed", String(this.on));
+    this.button.classList.toggle("on", this.on);
+    this.area.classList.toggle("help-on", this.on);
+    this.label.hidden = !this.on;
+    this.text.textContent = this.on ? t("help.intro") : "";
+    this.label.style.removeProperty("inset-block-start");
+    this.label.style.removeProperty("inset-inline-start");
+  }
+
+  name(event) {
+    const text = nameOf(event.target) || t("help.nothing");
+    if (this.text.textContent === text && event.type !== "click") return;
+    this.text.textContent = text;
+    this.label.dataset.piece = text;
+    // Beside the pointer, inside the board (the board is a map: left and top).
+    const box = this.area.getBoundingClientRect();
+    const x = Math.min(Math.max(event.clientX - box.left + 14, 4), Math.max(box.width - 260, 4));
+    const y = Math.min(event.clientY - box.top + 14, box.height - 90);
+    this.label.style.insetInlineStart = `${x}px`;
+    this.label.style.insetBlockStart = `${Math.max(y, 4)}px`;
+  }
+}

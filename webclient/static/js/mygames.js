@@ -1,0 +1,140 @@
+// This browser's games: those it holds a seat of (and those it watched), each
+// with whose turn it is ("your turn" first), the player's place once it is
+// over, its players and when it was made, and links to play or replay it.
+
+import { call, seats, watched } from "./api.js";
+import { h } from "./dom.js";
+import { t, td } from "./i18n.js";
+import { colourName, swatch } from "./ships.js";
+import { botLabel, errorText, isBot } from "./text.js";
+
+const STATE_ORDER = { mine: 0, GAME_STATE_ACTIVE: 1, GAME_STATE_OPEN: 2, GAME_STATE_FINISHED: 3 };
+// How many games are asked for at once.
+const AT_ONCE = 6;
+
+// The game `id` as this browser sees it: with its seat's token if it holds one.
+async function fetchOne(id, seat) {
+  try {
+    return { id, seat, snapshot: (await call("GET", `/games/${id}`, undefined, seat?.token)).snapshot };
+  } catch (error) {
+    if (error.reason === "GAME_NOT_FOUND") {
+      // Expired or gone: nothing to come back to.
+      if (seat) seats.clear(id);
+      else watched.remove(id);
+      return null;
+    }
+    if (seat && ["TOKEN_INVALID", "TOKEN_WRONG_GAME"].includes(error.reason)) return fetchOne(id, null);
+    return { id, seat, error };
+  }
+}
+
+// Every game of this browser, the ones to act in first, then the newest.
+export async function myGames() {
+  const held = seats.games();
+  const wanted = [...held.map((id) => [id, seats.get(id)]),
+    ...watched.games().filter((id) => !held.includes(id)).map((id) => [id, null])];
+  const rows = [];
+  for (let i = 0; i < wanted.length; i += AT_ONCE) {
+    const batch = await Promise.all(wanted.slice(i, i + AT_ONCE).map(([id, seat]) => fetchOne(id, seat)));
+    rows.push(...batch.filter(Boolean).map(describe));
+  }
+  const rank = (row) => (row.yourTurn ? STATE_ORDER.mine : STATE_ORDER[row.state] ?? 4);
+  return rows.sort((a, b) => rank(a) - rank(b) || b.created - a.created);
+}
+
+// What a list shows of one game.
+function describe({ id, seat, snapshot, error }) {
+  if (error) return { id, seat, error, state: "", created: 0, players: [] };
+  const game = snapshot.game;
+  const view = snapshot.view;
+  const me = seat && view?.viewer && colourName(view.viewer) !== "unspecified" ? colourName(view.viewer) : seat ? colourName(seat.colour) : null;
+  const decision = view?.decision;
+  const turnOf = game.state === "GAME_STATE_ACTIVE" && decision ? colourName(decision.player) : null;
+  const result = (game.results?.length ? game.results : view?.result ?? []).find((r) => colourName(r.colour) === me);
+  return {
+    id,
+    seat: me,
+    title: game.settings?.display_name || t("game.title"),
+    state: game.state,
+    created: Date.parse(game.create_time ?? "") || 0,
+    players: (game.seats ?? []).map((s) => ({ colour: colourName(s.colour), seat: s })),
+    turnOf,
+    yourTurn: Boolean(me && turnOf === me),
+    place: result ? { rank: result.rank, total: (game.seats ?? []).length } : null,
+    started: game.state !== "GAME_STATE_OPEN",
+  };
+}
+
+export function when(ms) {
+  if (!ms) return "";
+  const format = new Intl.DateTimeFormat(document.documentElement.lang || undefined, { dateStyle: "medium", timeStyle: "short" });
+  return format.format(new Date(ms));
+}
+
+function playerName(p) {
+  if (isBot(p.seat)) return botLabel(p.seat);
+  return p.seat.display_name || (p.seat.occupied ? td(`player.${p.colour}`) : t("seats.open"));
+}
+
+// Whose turn, or how it stands.
+function standing(row) {
+  if (row.yourTurn) return h("strong", { class: "badge your-turn", testid: "your-turn" }, t("my.your_turn"));
+  if (row.state === "GAME_STATE_ACTIVE" && row.turnOf) {
+    const who = row.players.find((p) => p.colour === row.turnOf);
+    return h("span", { testid: "turn-of", "data-colour": row.turnOf }, t("my.waiting_for", { player: who ? playerName(who) : td(`player.${row.turnOf}`) }));
+  }
+  if (row.state === "GAME_STATE_OPEN") return h("span", { testid: "open" }, t("my.open"));
+  if (row.place) return h("span", { testid: "place" }, t("end.your_place", row.place));
+  return h("span", {}, t("status.finished"));
+}
+
+function item(row) {
+  if (row.error) {
+    return h("li", { class: "my-game", testid: "my-game", "data-game": row.id }, row.id, " — ", errorText(row.error));
+  }
+  const play = row.state === "GAME_STATE_FINISHED" ? t("my.result") : row.seat ? t("my.play") : t("my.watch");
+  return h("li", { class: `my-game${row.yourTurn ? " mine" : ""}`, testid: "my-game", "data-game": row.id,
+    "data-state": String(row.state).replace(/^GAME_STATE_/, "").toLowerCase() },
+  h("div", { class: "my-head" },
+    h("a", { href: `/games/${row.id}`, testid: "my-game-link", class: "my-title" }, row.title),
+    h("span", { class: "my-status" }, standing(row))),
+  h("div", { class: "my-players muted" },
+    ...row.players.map((p) => h("span", { class: `my-player${p.colour === row.seat ? " me" : ""}`, "data-colour": p.colour },
+      swatch(p.colour), " ", playerName(p))),
+    h("span", { class: "my-time", testid: "my-time" }, t("my.created", { time: when(row.created) }))),
+  h("div", { class: "my-links" },
+    h("a", { class: `button ${row.yourTurn ? "primary" : "secondary"}`, href: `/games/${row.id}`, testid: "my-play" }, play),
+    row.started ? h("a", { class: "button secondary", href: `/games/${row.id}?replay=1`, testid: "my-replay" }, t("lobby.replay")) : null));
+}
+
+// The list, the seated games first; `most` rows at most (the rest behind a link).
+export function renderMine(rows, most = Infinity) {
+  const mine = rows.filter((r) => r.seat);
+  const others = rows.filter((r) => !r.seat);
+  const shown = mine.slice(0, most);
+  const parts = [h("ul", { class: "my-games", testid: "my-games" }, ...shown.map(item))];
+  if (!mine.length) parts.push(h("p", { class: "muted", testid: "my-none" }, t("my.none")));
+  if (most === Infinity && others.length) {
+    parts.push(h("h2", {}, t("my.watched")), h("ul", { class: "my-games", testid: "my-watched" }, ...others.map(item)));
+  }
+  return parts;
+}
+
+export class MyGamesPage {
+  constructor(root) {
+    this.root = root;
+  }
+
+  start() {
+    this.list = h("div", { class: "my-list" });
+    this.root.replaceChildren(h("h1", {}, t("my.title")), h("p", { class: "intro" }, t("my.intro")),
+      h("section", { class: "card" }, this.list));
+    this.refresh();
+    setInterval(() => !document.hidden && this.refresh(), 10000);
+  }
+
+  async refresh() {
+    this.list.replaceChildren(...renderMine(await myGames()));
+    document.body.dataset.loaded = "1";
+  }
+}

@@ -1,0 +1,158 @@
+// Between players: quick messages (predefined phrases, each shown in the
+// reader's language, in the log and as a bubble by the sender's name) and the
+// rematch, one game for everybody (the server makes it once, at the first
+// request, and names it on the finished game).
+
+import { call, profile, requestId, seats } from "./api.js";
+import { h } from "./dom.js";
+import { t, td } from "./i18n.js";
+import { colourName, swatch } from "./ships.js";
+import { errorText, player } from "./text.js";
+
+// The phrases a player can send, as the contract names them.
+export const PHRASES = ["good_luck", "good_game", "well_played", "thinking", "your_turn", "oops", "thanks"];
+export const phraseText = (value) => td(`phrase.${String(value ?? "").replace(/^PHRASE_/, "").toLowerCase()}`);
+
+// How long a bubble stays by the sender's name (ms).
+const BUBBLE = 8000;
+// How often a finished game is asked for new entries (messages, the rematch), and for how long (ms).
+const AFTER_END_EVERY = 3000;
+const AFTER_END_FOR = 30 * 60 * 1000;
+
+// Entries that change nothing in the game.
+export const isAside = (entry) => Boolean(entry?.message_sent || entry?.rematch_proposed);
+
+export class Social {
+  constructor(page) {
+    this.page = page;
+    this.bubbles = new Map(); // colour -> { text, until }
+    this.rematch = null; // the rematch's name, once known from the log
+    this.sending = false;
+    this.polling = null;
+    this.toasts = null;
+  }
+
+  // A place over the board where messages show a moment, so a player sees
+  // them wherever the players' table is (on a phone it is below the board).
+  mount(area) {
+    this.toasts = h("div", { class: "toasts", testid: "toasts", "aria-hidden": "true" });
+    area.append(this.toasts);
+  }
+
+  // An aside played back live: a message gets its bubble; a rematch is remembered.
+  heard(entry) {
+    const said = entry.message_sent;
+    if (said) {
+      const colour = colourName(said.player);
+      const text = phraseText(said.phrase);
+      this.bubbles.set(colour, { text, until: performance.now() + BUBBLE });
+      setTimeout(() => this.page.schedule(), BUBBLE + 50);
+      if (this.toasts) {
+        const toast = h("p", { class: "toast", testid: "toast", "data-colour": colour, dir: document.documentElement.dir || "ltr" },
+          swatch(colour), " ", player(said.player), ": ", text);
+        this.toasts.append(toast);
+        setTimeout(() => toast.remove(), BUBBLE);
+      }
+    }
+    if (entry.rematch_proposed) this.rematch = entry.rematch_proposed.rematch;
+  }
+
+  // The name of the rematch, if there is one.
+  rematchName() {
+    return this.rematch || this.page.game?.rematch || null;
+  }
+
+  bubble(colour) {
+    const shown = this.bubbles.get(colour);
+    if (!shown || shown.until < performance.now()) return null;
+    return h("span", { class: "bubble", testid: "bubble", "data-colour": colour }, shown.text);
+  }
+
+  // The phrase buttons, for a seated player only.
+  render() {
+    const seat = this.page.seat;
+    if (!seat || this.page.embedded) return null;
+    return h("section", { class: "card quick", testid: "quick" },
+      h("h2", {}, t("quick.title")),
+      h("div", { class: "phrases" }, ...PHRASES.map((p) => h("button", {
+        type: "button", class: "secondary phrase", testid: `phrase-${p}`, "data-phrase": p,
+        onclick: () => this.send(p),
+      }, td(`phrase.${p}`)))));
+  }
+
+  async send(phrase) {
+    const seat = this.page.seat;
+    if (!seat || this.sending) return;
+    this.sending = true;
+    try {
+      await call("POST", `/games/${this.page.id}/messages`, {
+        phrase: `PHRASE_${phrase.toUpperCase()}`, request_id: requestId(),
+      }, seat.token);
+      this.page.showError("");
+    } catch (error) {
+      this.page.showError(error.reason === "RATE_LIMITED" ? t("quick.too_fast") : errorText(error));
+    } finally {
+      this.sending = false;
+    }
+  }
+
+  // The end screen's rematch button: its words and what it does, or null.
+  rematchAction() {
+    if (this.page.embedded) return null;
+    const name = this.rematchName();
+    const id = name ? name.split("/")[1] : null;
+    if (!this.page.seat) {
+      return id ? { label: t("end.rematch_open"), run: () => window.location.assign(`/games/${id}`) } : null;
+    }
+    if (id && seats.get(id)) return { label: t("end.rematch_open"), run: () => window.location.assign(`/games/${id}`) };
+    return { label: id ? t("end.rematch_join") : t("end.rematch"), run: () => this.joinRematch() };
+  }
+
+  // Propose the rematch (or find the one proposed), take this player's colour
+  // there if it is free (else the first open seat), and go there.
+  async joinRematch() {
+    const seat = this.page.seat;
+    try {
+      const reply = await call("POST", `/games/${this.page.id}/rematch`, {}, seat.token);
+      const game = reply.game;
+      const id = game.name.split("/")[1];
+      if (!seats.get(id)) {
+        const open = (game.seats ?? []).filter((s) => !s.occupied).map((s) => colourName(s.colour));
+        const mine = colourName(seat.colour);
+        const colour = open.includes(mine) ? mine : open[0];
+        if (colour) {
+          const joined = await call("POST", `/games/${id}/join`, {
+            colour: `COLOUR_${colour.toUpperCase()}`, display_name: profile.name(),
+          }).catch((error) => {
+            if (error.reason !== "SEAT_TAKEN") throw error;
+            return call("POST", `/games/${id}/join`, { display_name: profile.name() });
+          });
+          seats.set(id, joined.colour, joined.seat_token);
+        }
+      }
+      window.location.assign(`/games/${id}`);
+    } catch (error) {
+      this.page.showError(errorText(error));
+    }
+  }
+
+  // A finished game's watch has ended: ask now and then for entries after it
+  // (a "Good game", the rematch), which play back like any others.
+  followAfterEnd() {
+    if (this.polling !== null) return;
+    const until = performance.now() + AFTER_END_FOR;
+    const poll = async () => {
+      if (performance.now() > until) return;
+      if (!document.hidden) {
+        try {
+          const page = await call("GET", `/games/${this.page.id}/entries?after_sequence=${this.page.sequence}`);
+          for (const entry of page.entries ?? []) this.page.onEntry({ sequence: entry.sequence, entry });
+        } catch {
+          // the next poll tries again
+        }
+      }
+      this.polling = setTimeout(poll, AFTER_END_EVERY);
+    };
+    this.polling = setTimeout(poll, AFTER_END_EVERY);
+  }
+}

@@ -1,0 +1,148 @@
+// The coach of a tutorial game: the moment a kind of decision or a sign on the
+// screen first comes up, it explains it in a card over the board. Each tip is
+// shown once (remembered per game in this browser); "Got it" shows the next.
+// The texts are catalog messages `coach.<tip>.title` and `coach.<tip>`.
+
+import { h } from "./dom.js";
+import { t, td } from "./i18n.js";
+import { tile } from "./geometry.js";
+import { colourName } from "./ships.js";
+import { startTutorial } from "./learn.js";
+import { errorText } from "./text.js";
+
+// Every tip, in the order a first game usually meets them.
+export const TIPS = [
+  "welcome", "setup", "marks", "turn", "emigrate", "stack", "route", "danger", "land",
+  "royal", "mask", "settle", "place", "settle_ship", "no_ship", "end",
+];
+
+// Tips about a situation that passes (a decision, a pick): a tip left unread when
+// its moment has passed waits for the next time it comes up.
+const PASSING = new Set(["setup", "turn", "emigrate", "route", "land", "royal", "settle", "place", "settle_ship", "no_ship"]);
+
+// Acts that begin a turn (the player's own count says when to suggest a New settlement).
+const TURN_ACTS = new Set(["expand", "royal", "settle", "tonga", "single"]);
+const kindOf = (decision) => String(decision?.kind ?? "").replace(/^DECISION_KIND_/, "").toLowerCase();
+
+function load(key) {
+  try {
+    return JSON.parse(localStorage.getItem(key) ?? "[]");
+  } catch {
+    return [];
+  }
+}
+
+export class Coach {
+  constructor(page) {
+    this.page = page;
+    this.key = `tongiaki.coach.${page.id}`;
+    this.seen = new Set(load(this.key));
+    this.queue = [];
+    // The card sits in the board's corner (the board is a map, left to right); its
+    // text runs in the page's direction.
+    this.node = h("section", {
+      class: "coach", testid: "coach", hidden: true,
+      role: "region", "aria-live": "polite", "aria-label": t("coach.label"),
+    });
+    page.boardArea.append(this.node);
+  }
+
+  save() {
+    try {
+      localStorage.setItem(this.key, JSON.stringify([...this.seen]));
+    } catch {
+      // No storage: the tips are remembered for this page only.
+    }
+  }
+
+  offer(tip) {
+    this.now?.add(tip);
+    if (!this.seen.has(tip) && !this.queue.includes(tip)) this.queue.push(tip);
+  }
+
+  // The player's own turns so far (from the log).
+  ownTurns(me) {
+    return this.page.chronicle.items.filter((item) => {
+      const applied = item.entry.action_applied;
+      return applied && colourName(applied.player) === me && TURN_ACTS.has(Object.keys(applied.action ?? {})[0]);
+    }).length;
+  }
+
+  // After every render of the game page: what is on screen now that was never explained?
+  update() {
+    const page = this.page;
+    const view = page.view;
+    if (!view || !page.seat) return;
+    const me = colourName(page.seat.colour);
+    this.now = new Set();
+    this.offer("welcome");
+    const tiles = view.tiles ?? [];
+    if (tiles.length > 1) this.offer("stack");
+    if (tiles.some((p) => tile(p.tile)?.paths?.some((path) => path[2] > 0))) this.offer("danger");
+    if (page.marks.tiles.size || page.marks.ships.size) this.offer("marks");
+    if ((view.royal ?? []).length) this.offer("mask");
+    if (page.mine()) {
+      const kind = kindOf(view.decision);
+      const acts = new Set((view.decision.options ?? []).map((o) => Object.keys(o)[0]));
+      if (kind === "turn") {
+        if (acts.has("tonga") || acts.has("single")) this.offer("no_ship");
+        else this.offer("turn");
+        if (acts.has("royal")) this.offer("royal");
+        if (this.ownTurns(me) >= 2) this.offer("settle");
+      } else if (kind) {
+        this.offer(kind);
+      }
+      // The route preview, once it crosses sea tiles (dangers to read on it).
+      if (page.picker?.picks.some((key) => key.startsWith("jetty:")) && page.preview(view).path?.steps.length) {
+        this.offer("route");
+      }
+    }
+    if (view.result?.length) this.offer("end");
+    this.queue = this.queue.filter((tip) => !PASSING.has(tip) || this.now.has(tip));
+    this.show();
+  }
+
+  next() {
+    const tip = this.queue.shift();
+    if (tip) this.seen.add(tip);
+    this.save();
+    this.show();
+  }
+
+  // Stop the tips: every one counts as seen, the last one too.
+  stop() {
+    for (const tip of TIPS) this.seen.add(tip);
+    this.queue = [];
+    this.save();
+    this.show();
+  }
+
+  show() {
+    const tip = this.queue[0];
+    if (this.node.dataset.tip === (tip ?? "")) return;
+    this.node.dataset.tip = tip ?? "";
+    this.node.hidden = !tip;
+    if (!tip) {
+      this.node.replaceChildren();
+      return;
+    }
+    const done = TIPS.filter((x) => this.seen.has(x)).length;
+    const error = h("p", { class: "error", role: "alert" });
+    const buttons = tip === "end"
+      ? [
+        h("a", { class: "button primary", href: "/", testid: "coach-lobby" }, t("coach.play_real")),
+        h("button", { type: "button", class: "secondary", testid: "coach-again", onclick: () => startTutorial().catch((e) => { error.textContent = errorText(e); }) }, t("coach.again")),
+        h("button", { type: "button", class: "secondary", testid: "coach-next", onclick: () => this.next() }, t("coach.close")),
+      ]
+      : [
+        h("button", { type: "button", class: "primary", testid: "coach-next", onclick: () => this.next() }, t("coach.next")),
+        h("button", { type: "button", class: "secondary", testid: "coach-stop", onclick: () => this.stop() }, t("coach.stop")),
+      ];
+    this.node.replaceChildren(h("div", { dir: document.documentElement.dir || "ltr", testid: "coach-body" },
+      h("p", { class: "coach-step muted", testid: "coach-step" }, t("coach.step", { step: done + 1 })),
+      h("h2", {}, td(`coach.${tip}.title`)),
+      h("p", { testid: "coach-text" }, td(`coach.${tip}`)),
+      h("div", { class: "coach-buttons" }, ...buttons),
+      error));
+  }
+}
