@@ -69,6 +69,8 @@ class Scenario:
     games: int
     seats: int
     spectators: int
+    #: Spectators' WatchGameRequest.gather_millis (0: each entry at once).
+    gather_ms: int = 0
 
 
 # ---------------------------------------------------------------- client side
@@ -140,10 +142,15 @@ async def _seat(
 
 
 async def _spectator(
-    stub: rpc.GameServiceStub, name: str, sent: dict[int, float], delivery: list[float]
+    stub: rpc.GameServiceStub,
+    name: str,
+    sent: dict[int, float],
+    delivery: list[float],
+    gather_ms: int = 0,
 ) -> None:
     """Watch without a token; time each action's entry from when it was sent."""
-    async for message in stub.WatchGame(spb.WatchGameRequest(name=name)):
+    request = spb.WatchGameRequest(name=name, gather_millis=gather_ms)
+    async for message in stub.WatchGame(request):
         now = time.perf_counter()
         for entry in message.entries:
             start = sent.get(entry.sequence)
@@ -163,6 +170,7 @@ async def _play(
     spread: bool,
     ready: Any,
     go: Any,
+    gather_ms: int = 0,
 ) -> dict[str, Any]:
     """Create ``games`` games, open every watch, then on ``go`` start them and play."""
     # Two channels per node; game g lives on node g % len(ports).
@@ -189,7 +197,7 @@ async def _play(
         sent: dict[int, float] = {}
         for w in range(spectators):
             watcher = on(g + 1 + w, w) if nodes > 1 else on(g, w)
-            tasks.append(asyncio.create_task(_spectator(watcher, name, sent, delivery)))
+            tasks.append(asyncio.create_task(_spectator(watcher, name, sent, delivery, gather_ms)))
         for i, (colour, token) in enumerate(tokens.items()):
             tasks.append(
                 asyncio.create_task(
@@ -231,9 +239,9 @@ async def _play(
 
 
 def _client(
-    args: tuple[list[int], int, int, int, int, bool, bool, bool, Any, Any], results: Any
+    args: tuple[list[int], int, int, int, int, bool, bool, bool, Any, Any, int], results: Any
 ) -> None:
-    ports, games, seats, spectators, seed, unary, hold, spread, ready, go = args
+    ports, games, seats, spectators, seed, unary, hold, spread, ready, go, gather_ms = args
     try:
         results.put(
             run_loop(
@@ -248,6 +256,7 @@ def _client(
                     spread=spread,
                     ready=ready,
                     go=go,
+                    gather_ms=gather_ms,
                 )
             )
         )
@@ -409,6 +418,7 @@ def run(
                             spread,
                             readies[i],
                             go,
+                            scenario.gather_ms,
                         ),
                         queue,
                     ),
@@ -448,6 +458,7 @@ def run(
         "games": scenario.games,
         "seats": scenario.seats,
         "spectators": scenario.spectators,
+        "gather_ms": scenario.gather_ms,
         "synchronous": synchronous,
         "store": "PostgreSQL" if database else "SQLite",
         "nodes": nodes,
@@ -491,6 +502,12 @@ def main() -> None:
     parser.add_argument(
         "--hold", action="store_true", help="seats' watches hold entries until their turn"
     )
+    parser.add_argument(
+        "--gather-ms",
+        type=int,
+        default=0,
+        help="spectators ask for entries gathered this long (WatchGameRequest.gather_millis)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON lines only")
     parser.add_argument(
         "--database",
@@ -513,9 +530,9 @@ def main() -> None:
 def _scenarios(args: argparse.Namespace, database: Callable[[], str | None]) -> None:
     """Run and print every scenario the command line asks for."""
     scenarios = (
-        [Scenario(args.games, args.seats, args.spectators)]
+        [Scenario(args.games, args.seats, args.spectators, args.gather_ms)]
         if args.games
-        else [Scenario(50, 4, 2), Scenario(200, 4, 10)]
+        else [Scenario(50, 4, 2, args.gather_ms), Scenario(200, 4, 10, args.gather_ms)]
     )
     for scenario in scenarios:
         figures = run(

@@ -27,7 +27,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bots import Bot, GreedyBot, PublicRecord, RandomBot, StrongBot
+from collections.abc import Sequence
+
+from bots import Bot, ExpertBot, GreedyBot, PublicRecord, RandomBot, StrongBot, oracle
 from bots.evaluate import DEFAULT
 from engine import COLOURS, Game
 from engine.playout import SplitMix64, shuffled_stack
@@ -47,6 +49,7 @@ class Settings:
     rounds: int = 1
     decisive: float = 2.5
     weights: tuple[tuple[str, float], ...] = ()
+    expert_budget: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -63,7 +66,17 @@ class Outcome:
     longest: float = 0.0  #: the hero's longest choice, CPU seconds (0: not recorded)
 
 
-def build(name: str, settings: Settings) -> Bot:
+#: Every bot a tournament knows: the levels, and the test-only oracle that sees the stack.
+NAMES = ["random", "greedy", "strong", "expert", "oracle"]
+
+
+def build(name: str, settings: Settings, stack: Sequence[str] = ()) -> Bot:
+    """The bot ``name`` with ``settings`` (``stack``: the game's, for the oracle only)."""
+    if name in ("expert", "oracle"):
+        bot = oracle(stack) if name == "oracle" else ExpertBot()
+        bot.budget = settings.expert_budget
+        bot.iterations = settings.iterations
+        return bot
     if name == "random":
         return RandomBot()
     if name == "greedy":
@@ -85,9 +98,11 @@ def play(settings: Settings, number: int) -> Outcome:
     seat = number % SEATS
     colours = list(COLOURS[:SEATS])
     hero_colour = colours[seat]
-    game = Game.new(colours, shuffled_stack(settings.seed * 1_000_003 + number))
+    stack = shuffled_stack(settings.seed * 1_000_003 + number)
+    game = Game.new(colours, stack)
     bots = {
-        c: build(settings.hero if c == hero_colour else settings.field, settings) for c in colours
+        c: build(settings.hero if c == hero_colour else settings.field, settings, stack)
+        for c in colours
     }
     rngs = {c: SplitMix64((settings.seed << 20) ^ (number << 4) ^ i) for i, c in enumerate(colours)}
     decisions = thinking = 0
@@ -138,12 +153,17 @@ def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--hero", default="greedy", choices=["random", "greedy", "strong"])
-    parser.add_argument("--field", default="random", choices=["random", "greedy", "strong"])
+    parser.add_argument("--hero", default="greedy", choices=NAMES)
+    parser.add_argument("--field", default="random", choices=NAMES)
     parser.add_argument("--games", type=int, default=500)
     parser.add_argument("--first", type=int, default=0, help="number of the first game")
-    parser.add_argument("--budget", type=float, default=1.0, help="strong bot: CPU s per move")
-    parser.add_argument("--iterations", type=int, default=None, help="strong bot: fixed work")
+    parser.add_argument("--budget", type=float, default=0.1, help="strong bot: CPU s per move")
+    parser.add_argument(
+        "--expert-budget", type=float, default=1.0, help="expert and oracle: CPU s per move"
+    )
+    parser.add_argument(
+        "--iterations", type=int, default=None, help="strong, expert, oracle: fixed work"
+    )
     parser.add_argument("--candidates", type=int, default=4, help="strong bot: options searched")
     parser.add_argument("--reply", default="greedy", choices=["greedy", "one_ply"])
     parser.add_argument("--rounds", type=int, default=1, help="strong bot: rounds per playout")
@@ -174,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
             (key, float(value))
             for key, value in (item.split("=") for item in args.weights.split(",") if item)
         ),
+        args.expert_budget,
     )
     outcomes: list[Outcome] = []
     if args.summarize:
@@ -227,6 +248,12 @@ def report(settings: Settings, outcomes: list[Outcome], wall: float, jobs: int) 
             budget += f", drops candidates {settings.decisive:g} standard errors behind"
         if settings.weights:
             budget += ", weights " + ",".join(f"{k}={v:g}" for k, v in settings.weights)
+    if {"expert", "oracle"} & {settings.hero, settings.field}:
+        budget += (
+            f", expert: {settings.iterations} iterations per move"
+            if settings.iterations is not None
+            else f", expert: {settings.expert_budget:g} CPU s per move"
+        )
     print(f"{settings.hero} vs 3 x {settings.field}: {n} games, seed {settings.seed}{budget}")
     print(f"  first place      {wins}/{n} = {wins / max(n, 1):.1%}  (95% CI {low:.1%}-{high:.1%})")
     print(

@@ -9,12 +9,14 @@ True
 """
 
 from .evaluate import Weights, evaluate
-from .players import BOTS, Bot, GreedyBot, RandomBot, StrongBot, make_bot
+from .players import BOTS, LEVELS, Bot, ExpertBot, GreedyBot, RandomBot, StrongBot, make_bot, oracle
 from .public import PublicRecord, with_stack
 
 __all__ = [
     "BOTS",
+    "LEVELS",
     "Bot",
+    "ExpertBot",
     "GreedyBot",
     "PublicRecord",
     "RandomBot",
@@ -22,5 +24,6 @@ __all__ = [
     "Weights",
     "evaluate",
     "make_bot",
+    "oracle",
     "with_stack",
 ]

@@ -9,7 +9,9 @@ never be lost. The position term shrinks as the stack runs out.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 
 from engine import STACK_TILES, Game
 
@@ -28,7 +30,18 @@ class Weights:
     win: float = 6.0  #: bonus for first place once the game is over
 
 
-DEFAULT = Weights()
+#: Where the weights are kept as data (tuned on self-play outcomes).
+WEIGHTS_FILE = Path(__file__).with_name("weights.json")
+
+
+def load_weights(name: str, path: Path = WEIGHTS_FILE) -> Weights:
+    """The set of weights called ``name`` in ``path`` (``default`` or ``expert``)."""
+    sets = json.loads(path.read_text(encoding="utf-8"))
+    return Weights(**{key: float(value) for key, value in sets[name].items()})
+
+
+DEFAULT = load_weights("default")
+EXPERT = load_weights("expert")
 
 
 def standing(game: Game, weights: Weights = DEFAULT) -> dict[str, float]:

@@ -17,7 +17,7 @@ from typing import Protocol
 from engine import STACK_TILES, Action, Game
 from engine.playout import SplitMix64
 
-from .evaluate import DEFAULT, Weights, evaluate
+from .evaluate import DEFAULT, EXPERT, Weights, evaluate
 from .public import PublicRecord
 
 _TURN = "turn"
@@ -192,13 +192,15 @@ class GreedyBot:
     cap: int = 30  #: follow-up decisions played per turn at most
     weights: Weights = DEFAULT
     name: str = "greedy"
+    #: How a future is sampled from what the seat knows (a test-only bot sees the stack).
+    sample: Callable[[PublicRecord, SplitMix64], Game] = PublicRecord.sample
 
     def values(
         self, record: PublicRecord, rng: SplitMix64, indices: list[int] | None = None
     ) -> dict[int, float]:
         """The mean evaluation of each option (or of ``indices``) after the whole turn."""
         me = record.viewer
-        games = [record.sample(rng) for _ in range(self.samples)]
+        games = [self.sample(record, rng) for _ in range(self.samples)]
         n = len(record.options())
         chosen = indices if indices is not None else _pick(n, self.max_options, rng)
         if record.kind == _TURN and indices is None:
@@ -270,6 +272,7 @@ class StrongBot:
     weights: Weights = DEFAULT
     name: str = "strong"
     clock: Callable[[], float] = time.process_time
+    sample: Callable[[PublicRecord, SplitMix64], Game] = PublicRecord.sample
 
     def choose(self, record: PublicRecord, rng: SplitMix64) -> Action:
         quick = _without_search(record, rng)
@@ -277,7 +280,9 @@ class StrongBot:
             return quick
         options = record.options()
         start = self.clock()
-        greedy = GreedyBot(samples=self.prior_samples, width=self.width, weights=self.weights)
+        greedy = GreedyBot(
+            samples=self.prior_samples, width=self.width, weights=self.weights, sample=self.sample
+        )
         prior = greedy.values(record, rng)
         race = sorted(prior, key=lambda i: (-prior[i], i))[: self.candidates]
         # An option that went round in circles on some sampled stack never races.
@@ -298,7 +303,7 @@ class StrongBot:
             stack_seed = rng.next()
             playout_seed = rng.next()
             for candidate in race:
-                game = record.sample(SplitMix64(stack_seed))
+                game = self.sample(record, SplitMix64(stack_seed))
                 history[candidate].append(
                     self._playout(game, candidate, me, SplitMix64(playout_seed))
                 )
@@ -375,15 +380,53 @@ class StrongBot:
         return best
 
 
+@dataclass
+class ExpertBot(StrongBot):
+    """The strong bot's search with a larger budget and a wider race.
+
+    Up to 1 CPU second a decision; 8 candidates ranked on 3 sampled stacks race
+    by sequential halving (three phases: 8, 4, then the best 2), so a larger
+    budget buys more sampled futures for every candidate still in the race and
+    the strength grows with it. Its evaluation weights are the ``expert`` set
+    of ``bots/weights.json``.
+    """
+
+    budget: float = 1.0
+    candidates: int = 8
+    prior_samples: int = 3
+    decisive: float = 3.0
+    weights: Weights = EXPERT
+    name: str = "expert"
+
+
+def oracle(stack: Sequence[str]) -> ExpertBot:
+    """An expert that knows the stack order: for tournaments only, never for a seat.
+
+    Every future it searches is the real one (``stack`` is the game's whole
+    stack, top first), so its margin over the expert measures what the hidden
+    order costs.
+    """
+    full = tuple(stack)
+
+    def real(record: PublicRecord, rng: SplitMix64) -> Game:
+        return record.with_rest(full[len(record.drawn) :])
+
+    return ExpertBot(name="oracle", sample=real)
+
+
 BOTS: dict[str, Callable[[], Bot]] = {
     "random": RandomBot,
     "greedy": GreedyBot,
     "strong": StrongBot,
+    "expert": ExpertBot,
 }
+
+#: The levels a server seat may be played by, weakest first.
+LEVELS = tuple(BOTS)
 
 
 def make_bot(name: str, **settings: float) -> Bot:
-    """A bot by name: ``random``, ``greedy`` or ``strong`` (settings as keyword arguments)."""
+    """A bot by name: ``random``, ``greedy``, ``strong`` or ``expert`` (settings as keywords)."""
     if name not in BOTS:
         raise ValueError(f"unknown bot {name!r}; known: {', '.join(BOTS)}")
     factory: Callable[..., Bot] = BOTS[name]

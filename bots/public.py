@@ -126,6 +126,10 @@ class PublicRecord:
         """The options of the pending decision (they never depend on the stack order)."""
         return self._base.options()
 
+    def with_rest(self, rest: Sequence[str]) -> Game:
+        """A game with this past whose stack from now on is ``rest`` (top first)."""
+        return with_stack(self._base, rest)
+
     def sample(self, rng: SplitMix64) -> Game:
         """A game with this past and the tiles left in an order drawn from ``rng``."""
         return with_stack(self._base, rng.shuffled(self._base.stack_remaining))

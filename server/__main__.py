@@ -3,8 +3,8 @@
 Port 50051 and data directory ./data unless told otherwise by flags or the
 environment (TONGIAKI_HOST, TONGIAKI_PORT, TONGIAKI_DATA_DIR,
 TONGIAKI_SYNCHRONOUS, TONGIAKI_LOG_LEVEL, TONGIAKI_DATABASE, TONGIAKI_ADVERTISE,
-TONGIAKI_LEASE, TONGIAKI_OPEN_GAME_TTL, TONGIAKI_STRONG_BUDGET, TONGIAKI_BOT_PACE,
-TONGIAKI_EVENT_LOOP, TONGIAKI_WEBHOOK_PREFIXES).
+TONGIAKI_LEASE, TONGIAKI_OPEN_GAME_TTL, TONGIAKI_STRONG_BUDGET, TONGIAKI_EXPERT_BUDGET,
+TONGIAKI_BOT_PACE, TONGIAKI_BOT_STALL_ROUNDS, TONGIAKI_EVENT_LOOP, TONGIAKI_WEBHOOK_PREFIXES).
 """
 
 from __future__ import annotations
@@ -79,8 +79,14 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
     parser.add_argument(
         "--strong-budget",
         type=float,
-        default=float(env("TONGIAKI_STRONG_BUDGET", "1.0")),
+        default=float(env("TONGIAKI_STRONG_BUDGET", "0.1")),
         help="CPU seconds per decision of a strong bot",
+    )
+    parser.add_argument(
+        "--expert-budget",
+        type=float,
+        default=float(env("TONGIAKI_EXPERT_BUDGET", "1.0")),
+        help="CPU seconds per decision of an expert bot (at most the pace with a person seated)",
     )
     parser.add_argument(
         "--bot-pace",
@@ -136,6 +142,7 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
         open_game_ttl=args.open_game_ttl,
         bots=BotConfig(
             strong_budget=args.strong_budget,
+            expert_budget=args.expert_budget,
             workers=args.bot_workers,
             processes=not args.bot_threads,
             pace=max(0.0, args.bot_pace),

@@ -89,6 +89,9 @@ class Config:
     #: A token ``/metrics`` asks for (``Authorization: Bearer``); None: open to whoever
     #: reaches the port (which is on ``host``).
     metrics_token: str | None = None
+    #: The secret nodes vouch for forwarded callers with (None: the one kept in the
+    #: shared database, made at random by the first node).
+    cluster_secret: str | None = None
     #: Serve TLS with this certificate and key; None: plain text.
     tls: TlsFiles | None = None
     #: Seconds an open game that no person joined is kept before it is deleted (0: for ever).
@@ -225,6 +228,9 @@ async def start(config: Config) -> RunningServer:
         config.tls.peer_credentials() if config.tls else None,
         alive=store.alive,
         patience=config.lease / 3,
+        secret=config.cluster_secret.encode()
+        if config.cluster_secret
+        else await store.cluster_secret(),
     )
     service = GameService(registry, Guard(config.clients), metrics)
     server.add_generic_rpc_handlers((generic_handler(service, forwarder),))

@@ -251,7 +251,9 @@ class Authority:
         after: int | None,
         exclude_own: bool = False,
         hold_until_turn: bool = False,
+        *,
         older: Callable[[int, int], Awaitable[list[Frame]]] | None = None,
+        gather: float = 0.0,
     ) -> tuple[bytes, Watcher | None]:
         """What a new watch sends first, and its watcher (None if nothing more will come).
 
@@ -261,7 +263,7 @@ class Authority:
         ``exclude_own``, the entries of actions ``viewer`` submitted are left
         out; with ``hold_until_turn``, new entries wait until one gives
         ``viewer`` the decision (or half the watch buffer is full, or the watch
-        ends).
+        ends); with ``gather`` (seconds), a ready entry waits that long for more.
         """
         skip = viewer if exclude_own else None
         async with self._lock:
@@ -289,7 +291,7 @@ class Authority:
             if self.state == FINISHED:
                 return first, None
             hold_for = viewer if hold_until_turn else None
-            return first, self.hub.subscribe(self.sequence, skip, hold_for)
+            return first, self.hub.subscribe(self.sequence, skip, hold_for, gather)
 
     def record(self) -> dict[str, Any]:
         """The record of the finished game (stack included)."""
@@ -301,9 +303,10 @@ class Authority:
 
     def undoable_since(self, sequence: int) -> float | None:
         """When the entry at ``sequence`` was applied here (monotonic seconds), if it is
-        the last entry and a person's decision its seat may still take back (R: TakeBack)."""
+        the last entry that changed the game (quick messages after it do not count)
+        and a person's decision its seat may still take back (R: TakeBack)."""
         last = self._last_action
-        if last is None or sequence != self.sequence or self.state != ACTIVE:
+        if last is None or sequence != self.decided or self.state != ACTIVE:
             return None
         acted, events = last
         if not acted.request or any(e["kind"] == "tile_placed" for e in events):

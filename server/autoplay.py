@@ -134,7 +134,6 @@ class Autoplay:
     async def _play_bots(self) -> None:
         """Play every pending decision of a bot seat, through the same path as anyone's."""
         game = self._game
-        budget = self._runner.config.strong_budget
         # People follow the game: a bot's move comes no sooner than `pace` after the last.
         people = any(c not in game.settings.get("bots", {}) for c in game.seats.colours)
         pace = self._runner.config.pace if people else 0.0
@@ -149,7 +148,7 @@ class Autoplay:
                 return
             job = Job(
                 level=level,
-                budget=budget,
+                budget=self._runner.config.budget(level, pace),
                 seats=record.seats,
                 actions=record.actions,
                 drawn=record.drawn,

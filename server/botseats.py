@@ -48,7 +48,9 @@ class BotConfig:
     """How server-side bots think."""
 
     #: CPU seconds per decision of a strong bot.
-    strong_budget: float = 1.0
+    strong_budget: float = 0.1
+    #: CPU seconds per decision of an expert bot, at most (see :meth:`budget`).
+    expert_budget: float = 1.0
     #: Decisions searched at once (worker processes, or threads).
     workers: int = 2
     #: Think in separate (spawned) processes; False: in threads of the server's
@@ -67,6 +69,17 @@ class BotConfig:
     #: Games with a person's seat are never stopped: their bots draw too, and
     #: people play at their own pace under the turn clock. 0: no limit.
     stall_rounds: int = 30
+
+    def budget(self, level: str, pace: float) -> float:
+        """CPU seconds a bot of ``level`` may think for one decision.
+
+        With a person at the table (``pace`` > 0) a bot never thinks longer
+        than the pace it waits anyway: its thinking is hidden in the pace, and
+        a person never waits for it beyond that (an expert at the default pace
+        of 0.8 s thinks 0.8 s, not 1 s). Games of bots only think the full budget.
+        """
+        budget = self.expert_budget if level == "expert" else self.strong_budget
+        return min(budget, pace) if pace > 0 else budget
 
 
 def seed_of(game: str, sequence: int) -> int:
@@ -91,7 +104,8 @@ class Job:
 def think(job: Job) -> Any:
     """The option the bot picks for ``job.viewer`` from the public record."""
     record = PublicRecord(job.seats, job.actions, job.drawn, job.viewer)
-    settings: dict[str, float] = {"budget": job.budget} if job.level == "strong" else {}
+    searching = job.level in ("strong", "expert")
+    settings: dict[str, float] = {"budget": job.budget} if searching else {}
     return make_bot(job.level, **settings).choose(record, SplitMix64(job.seed))
 
 

@@ -39,6 +39,7 @@ LEVEL: dict[str, pb.BotLevel.ValueType] = {
     "random": pb.BOT_LEVEL_RANDOM,
     "greedy": pb.BOT_LEVEL_GREEDY,
     "strong": pb.BOT_LEVEL_STRONG,
+    "expert": pb.BOT_LEVEL_EXPERT,
 }
 LEVEL_NAME: dict[int, str] = {v: k for k, v in LEVEL.items()}
 

@@ -34,9 +34,16 @@ class Watcher:
     """One watch stream's buffer of frames not yet sent."""
 
     def __init__(
-        self, limit: int, sequence: int, skip: str | None = None, hold_for: str | None = None
+        self,
+        limit: int,
+        sequence: int,
+        skip: str | None = None,
+        hold_for: str | None = None,
+        gather: float = 0.0,
     ) -> None:
         self._limit = limit
+        #: Seconds to wait, once a frame is ready, for more to send with it (0: none).
+        self.gather = gather
         #: Entries published with this owner are not for this watcher (None: every entry).
         self.skip = skip
         #: Frames are held back until one is published for this decider (None: none held).
@@ -88,6 +95,11 @@ class Watcher:
             if self._end is End.LAGGING:
                 return End.LAGGING
             if self._frames and (self._released or self._end is not None):
+                if self.gather and self._end is None:
+                    # More entries may come meanwhile: they go out in the same message.
+                    await asyncio.sleep(self.gather)
+                    if self._end is End.LAGGING:
+                        return End.LAGGING
                 data = b"".join(self._frames)
                 self._frames.clear()
                 self._released = False
@@ -116,10 +128,14 @@ class Hub:
         return len(self._watchers)
 
     def subscribe(
-        self, sequence: int, skip: str | None = None, hold_for: str | None = None
+        self,
+        sequence: int,
+        skip: str | None = None,
+        hold_for: str | None = None,
+        gather: float = 0.0,
     ) -> Watcher:
         """A new watcher that has seen everything up to ``sequence``; see :class:`Watcher`."""
-        watcher = Watcher(self._limit, sequence, skip, hold_for)
+        watcher = Watcher(self._limit, sequence, skip, hold_for, gather)
         self._watchers.add(watcher)
         return watcher
 

@@ -2,8 +2,11 @@
 
 A client may send any request to any node. A change (join, start, an action,
 leave) is made by the game's owner: a node that does not own the game sends
-the request's bytes on, with the caller's seat token, and relays the owner's
-answer or refusal unchanged (status, message and ``ErrorInfo``). A forwarded
+the request's bytes on and relays the owner's answer or refusal unchanged
+(status, message and ``ErrorInfo``). The caller's seat token never leaves the
+node it was sent to: the forwarded call carries the token's hash, vouched for
+by an HMAC with the cluster's secret over the node it is meant for, the
+method, the request's bytes, the hash and the time (see :func:`vouch`). A forwarded
 call is marked, so it is never forwarded twice: a node that receives one for a
 game it no longer owns refuses it with ``GAME_MOVED``, and the client retries.
 """
@@ -11,7 +14,10 @@ game it no longer owns refuses it with ``GAME_MOVED``, and the client retries.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -20,6 +26,7 @@ from grpc_health.v1 import health_pb2
 
 from server.errors import ServerReason, ServiceError
 from server.gen.tongiaki.v1 import game_service_pb2 as spb
+from server.seats import hash_token
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +38,51 @@ NODE = "tongiaki-node"
 NODE_PREFIX = "tongiaki.node."
 #: Seconds an identity check may take.
 CHECK_TIMEOUT = 2.0
+#: Metadata of a forwarded caller's seat: the token's hash, the time, the proof.
+SEAT, SENT, PROOF = "tongiaki-seat", "tongiaki-sent", "tongiaki-proof"
+#: Seconds a proof is good for (clocks of the nodes may differ by this much).
+PROOF_SECONDS = 60.0
+
+
+class Hashed(str):
+    """A seat token's hash vouched for by another node (never made from a client's text)."""
+
+
+def _proof(secret: bytes, node: str, method: str, data: bytes, *, seat: str, sent: str) -> str:
+    digest = hashlib.sha256(data).hexdigest()
+    text = "\n".join((node, method, digest, seat, sent)).encode()
+    return hmac.new(secret, text, hashlib.sha256).hexdigest()
+
+
+def vouch(secret: bytes, node: str, method: str, data: bytes, token: str) -> list[tuple[str, str]]:
+    """The metadata that carries the caller of ``token`` to ``node`` without the token."""
+    seat = hash_token(token)
+    sent = f"{time.time():.3f}"
+    return [
+        (SEAT, seat),
+        (SENT, sent),
+        (PROOF, _proof(secret, node, method, data, seat=seat, sent=sent)),
+    ]
+
+
+def vouched(secret: bytes, node: str, method: str, data: bytes, metadata: Any) -> Hashed | None:
+    """The seat hash a forwarded call carries, if its proof holds (None: it carries none).
+
+    Raises ValueError for a proof that does not hold.
+    """
+    found = {k: v for k, v in metadata or () if k in (SEAT, SENT, PROOF)}
+    if not found:
+        return None
+    seat, sent, proof = found.get(SEAT, ""), found.get(SENT, ""), found.get(PROOF, "")
+    try:
+        fresh = abs(time.time() - float(sent)) <= PROOF_SECONDS
+    except ValueError:
+        fresh = False
+    expected = _proof(secret, node, method, data, seat=str(seat), sent=str(sent))
+    if not secret or not fresh or not hmac.compare_digest(expected, str(proof)):
+        raise ValueError("the forwarded seat is not vouched for by a node of this cluster")
+    return Hashed(seat)
+
 
 SERVICE = spb.DESCRIPTOR.services_by_name["GameService"].full_name
 
@@ -57,7 +109,10 @@ class Forwarder:
         credentials: grpc.ChannelCredentials | None = None,
         alive: Callable[[str], Awaitable[bool]] | None = None,
         patience: float = 0.5,
+        secret: bytes = b"",
     ) -> None:
+        #: The cluster's secret, which vouches for forwarded callers.
+        self.secret = secret
         #: TLS credentials for the other nodes (None: plain text).
         self.credentials = credentials
         #: Whether a node's lease still runs (None: not asked, the call waits).
@@ -96,10 +151,12 @@ class Forwarder:
     ) -> bytes:
         """Send ``data`` as ``method`` to the node at ``address`` (which must be ``node``);
         its answer, or its refusal."""
-        metadata = [(k, v) for k, v in context.invocation_metadata() or () if k == "authorization"]
-        metadata.append((FORWARDED, "1"))
-        if node:
-            metadata.append((NODE, node))
+        metadata = [(FORWARDED, "1"), (NODE, node)]
+        for key, value in context.invocation_metadata() or ():
+            if key == "authorization" and isinstance(value, str):
+                # The token stays here: its hash goes, vouched for with the secret.
+                token = value.removeprefix("Bearer ")
+                metadata += vouch(self.secret, node, method, data, token)
         call = self._channel(address).unary_unary(f"/{SERVICE}/{method}")
         remaining = context.time_remaining() if hasattr(context, "time_remaining") else None
         timeout = TIMEOUT if remaining is None else max(0.001, min(TIMEOUT, remaining))

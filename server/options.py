@@ -50,6 +50,12 @@ def add_arguments(parser: argparse.ArgumentParser, env: Callable[..., Any]) -> N
         help="a token /metrics asks for as 'Authorization: Bearer <token>' (default: none)",
     )
     parser.add_argument(
+        "--cluster-secret",
+        default=env("TONGIAKI_CLUSTER_SECRET") or None,
+        help="the secret nodes vouch for forwarded callers with (default: one kept in"
+        " the shared database)",
+    )
+    parser.add_argument(
         "--tls-cert", type=Path, default=env("TONGIAKI_TLS_CERT"), help="PEM certificate chain"
     )
     parser.add_argument(
@@ -78,6 +84,7 @@ def config_fields(args: argparse.Namespace) -> dict[str, Any]:
         ),
         "metrics_port": args.metrics_port,
         "metrics_token": args.metrics_token,
+        "cluster_secret": args.cluster_secret,
         "tls": TlsFiles(
             Path(args.tls_cert),
             Path(args.tls_key),

@@ -31,6 +31,7 @@ from server.authority import Authority, Frame, Limits
 from server.botseats import BotRunner
 from server.errors import ServerReason, ServiceError, invalid
 from server.fanout import End
+from server.forward import Hashed
 from server.seats import Seats, hash_token
 from server.storage.base import (
     FINISHED,
@@ -280,7 +281,8 @@ class Registry:
                     "send the seat token as 'authorization: Bearer <token>'",
                 )
             return None
-        hashed = hash_token(token)
+        # (A call forwarded by another node carries the token's hash, vouched for.)
+        hashed = token if isinstance(token, Hashed) else hash_token(token)
         colour = game.seat_of(hashed)
         if colour is not None:
             return colour

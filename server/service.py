@@ -7,6 +7,7 @@ streams send frames encoded once by the game's authority.
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import time
 import unicodedata
@@ -21,7 +22,7 @@ from server.authority import Authority
 from server.convert import LEVEL_NAME
 from server.errors import ServerReason, ServiceError, invalid, to_status
 from server.fanout import End, Watcher
-from server.forward import FORWARDED, NODE, Forward, Forwarder
+from server.forward import FORWARDED, NODE, Forward, Forwarder, Hashed, vouched
 from server.gen.tongiaki.v1 import game_pb2 as pb
 from server.gen.tongiaki.v1 import game_service_pb2 as spb
 from server.limits import ClientLimits, Guard
@@ -40,16 +41,26 @@ MAX_REQUEST_ID = 64
 #: ListGameEntries pages.
 DEFAULT_ENTRIES = 500
 MAX_ENTRIES = 2000
+#: Longest wait of a watch for more entries to send together (gather_millis).
+MAX_GATHER_MILLIS = 100
 #: Longest turn clock, in seconds (a day).
 MAX_TURN_TIMEOUT = 86400.0
 
 
+#: The seat hash a node vouched for, of the forwarded call being handled (see server.forward).
+_VOUCHED: contextvars.ContextVar[Hashed | None] = contextvars.ContextVar("vouched", default=None)
+
+
 def _token(context: Any) -> str | None:
-    """The seat token of the call's ``authorization: Bearer <token>`` metadata.
+    """The seat token of the call's ``authorization: Bearer <token>`` metadata
+    (or, for a call forwarded by another node, the token's hash it vouched for).
 
     A call with two ``authorization`` headers is refused: which one counts
     must never depend on who reads them.
     """
+    vouched = _VOUCHED.get()
+    if vouched is not None:
+        return vouched
     token: str | None = None
     seen = False
     for key, value in context.invocation_metadata() or ():
@@ -279,9 +290,16 @@ class GameService:
         own, hold = request.exclude_own_actions, request.hold_until_turn
         viewer = await self.registry.seat(game, _token(context), required=own or hold)
         after = request.after_sequence if request.HasField("after_sequence") else None
+        if not 0 <= request.gather_millis <= MAX_GATHER_MILLIS:
+            raise invalid(f"gather_millis must be 0..{MAX_GATHER_MILLIS}", field="gather_millis")
         await self.registry.refresh(game)
         first, watcher = await game.watch(
-            viewer, after, own, hold, older=self.registry.older(game.id)
+            viewer,
+            after,
+            own,
+            hold,
+            older=self.registry.older(game.id),
+            gather=request.gather_millis / 1000,
         )
         return game, viewer, first, watcher
 
@@ -377,6 +395,16 @@ def _forwarded(context: Any) -> bool:
     return any(key == FORWARDED for key, _ in context.invocation_metadata() or ())
 
 
+def _vouch(method: str, data: bytes, context: Any, secret: bytes, node: str) -> None:
+    """Take the caller of a forwarded call from its vouched seat hash, if it has one."""
+    try:
+        seat = vouched(secret, node, method, data, context.invocation_metadata())
+    except ValueError as error:
+        log.warning("forwarded seat refused", extra={"method": method})
+        raise ServiceError(ServerReason.TOKEN_INVALID, str(error)) from None
+    _VOUCHED.set(seat)
+
+
 def _meant_for(context: Any) -> str:
     """The node a forwarded call is meant for ('' if it names none)."""
     for key, value in context.invocation_metadata() or ():
@@ -463,6 +491,7 @@ def _unary(
         try:
             # Sizes are checked before anything is decoded from the request.
             guard.size(name, data)
+            _vouch(name, data, context, forwarder.secret, registry.store.node)
             try:
                 response = await call(_decode(kind, data), context)
             except Forward as forward:

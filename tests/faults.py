@@ -193,6 +193,8 @@ class Client:
     def __init__(self, cluster: Cluster, first: int) -> None:
         self.cluster = cluster
         self.at = first
+        #: The last retryable refusal met (for a report of games that never ended).
+        self.last = ""
 
     def stub(self, offset: int = 0) -> rpc.GameServiceStub:
         channels = self.cluster.channels()
@@ -203,13 +205,20 @@ class Client:
     ) -> Any:
         for _ in range(600):
             try:
-                return await getattr(self.stub(offset), method)(
-                    request, metadata=auth(token), timeout=3
-                )
+                call = getattr(self.stub(offset), method)(request, metadata=auth(token), timeout=3)
+                # (A guard of this side's own: a call gRPC never ends despite its deadline
+                # is given up and counted, and the request sent again.)
+                return await asyncio.wait_for(call, 10)
+            except TimeoutError:
+                self.cluster.failed["CLIENT_CALL_HUNG"] += 1
+                self.last = f"a call that never ended, to node {self.at}"
+                self.at += 1
+                continue
             except grpc.aio.AioRpcError as error:
                 if error.code() not in RETRYABLE:
                     raise
                 self.cluster.failed[reason(error) or error.code().name] += 1
+                self.last = f"{reason(error) or error.code().name} from node {self.at}"
                 self.at += 1
                 await asyncio.sleep(0.05)
         raise AssertionError(f"{method} never got through")
@@ -240,8 +249,10 @@ async def watch(client: Client, name: str) -> list[bytes]:
             await asyncio.sleep(0.05)
 
 
-#: What each player is doing now (for a report of games that never ended).
+#: What each player is doing now, and the last refusal it met (for a report of
+#: games that never ended).
 DOING: dict[str, str] = {}
+LAST: dict[str, Client] = {}
 
 
 async def play(
@@ -250,6 +261,7 @@ async def play(
     """Play the people's seats at random until the game ends; every fifth action is
     sent to two nodes at once with the same request id."""
     rng = random.Random(name)
+    LAST[name] = client
     while True:
         DOING[name] = "GetGame"
         snapshot = (await client.call("GetGame", spb.GetGameRequest(name=name))).snapshot
@@ -485,7 +497,9 @@ async def run(
                 for key, count in spent.items():
                     into[key] = into.get(key, 0) + count
                 await asyncio.sleep(0.5)
+        before = Counter(cluster.failed)
         done, pending = await asyncio.wait(players, timeout=120)
+        report.failed["after the faults"] = dict(cluster.failed - before)
         for task in pending:
             task.cancel()
         for task in done:
@@ -597,7 +611,9 @@ async def _check(
             encoded = [e.SerializeToString() for e in log]
             game = (await client.call("GetGame", spb.GetGameRequest(name=name))).snapshot.game
             if game.state != pb.GAME_STATE_FINISHED:
-                report.unfinished.append(f"{name}: {DOING.get(name)}")
+                report.unfinished.append(
+                    f"{name}: {DOING.get(name)} ({getattr(LAST.get(name), 'last', '')})"
+                )
             if [e.sequence for e in log] != list(range(1, len(log) + 1)):
                 report.lost.append(f"{name}: gaps in the log")
             for sequence, entry in acked[name].items():

@@ -258,7 +258,7 @@ CONSEQUENCES = [
     Np_("consequence.voyage_colours", "consequence.voyage_colours"),
 ]
 
-BOTS = [N_("bot.random"), N_("bot.greedy"), N_("bot.strong")]
+BOTS = [N_("bot.random"), N_("bot.greedy"), N_("bot.strong"), N_("bot.expert")]
 
 #: Lists joined by the language's "or" and "and" (i18n.js: disjunction, conjunction).
 LISTS = [N_("list.or"), N_("list.and")]

@@ -185,6 +185,10 @@ class Store(abc.ABC):
         """The other live nodes registered at ``address``."""
         return []
 
+    async def cluster_secret(self) -> bytes:
+        """The secret the nodes sharing this store vouch for forwarded callers with."""
+        return b""
+
     async def alive(self, node: str) -> bool:
         """Whether ``node``'s lease runs (always, for a store no other node shares)."""
         return True

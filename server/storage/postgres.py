@@ -66,6 +66,11 @@ CREATE TABLE IF NOT EXISTS nodes (
     address     text NOT NULL,
     lease_until timestamptz NOT NULL
 );
+-- The secret the nodes vouch for forwarded callers with (made once, at random).
+CREATE TABLE IF NOT EXISTS cluster (
+    one    boolean PRIMARY KEY DEFAULT true CHECK (one),
+    secret text NOT NULL
+);
 CREATE SEQUENCE IF NOT EXISTS game_ordinals;
 CREATE TABLE IF NOT EXISTS games (
     id         text PRIMARY KEY,
@@ -274,7 +279,7 @@ class PostgresStore(Store):
     def lease_valid(self) -> bool:
         """Whether this node's lease runs (as counted here, ahead of the database),
         and it may own games."""
-        return self._refusing is None and time.monotonic() < self._lease_until
+        return self._refusing is None and not self._ended and time.monotonic() < self._lease_until
 
     def refuse(self, why: str | None) -> None:
         """Own no game while ``why`` holds: the games are handed over at the next renewal."""
@@ -335,6 +340,10 @@ class PostgresStore(Store):
         async with self._writer.transaction():
             await self._writer.execute("SELECT pg_advisory_xact_lock(7320420)")
             await self._writer.execute(SCHEMA)
+            await self._writer.execute(
+                "INSERT INTO cluster (secret) VALUES (%s) ON CONFLICT DO NOTHING",
+                (secrets.token_hex(32),),
+            )
         for _ in range(READERS):
             self._readers.put_nowait(await self._connect())
         await self._renew(self._writer)
@@ -355,6 +364,14 @@ class PostgresStore(Store):
                 (address, self.node),
             )
             return [str(node) for (node,) in await cursor.fetchall()]
+
+    async def cluster_secret(self) -> bytes:
+        """The secret every node of this database shares."""
+        async with self._reader() as conn:
+            cursor = await conn.execute("SELECT secret FROM cluster")
+            row = await cursor.fetchone()
+        assert row is not None
+        return str(row[0]).encode()
 
     async def alive(self, node: str) -> bool:
         """Whether ``node``'s lease runs."""
@@ -416,7 +433,8 @@ class PostgresStore(Store):
                     if conn is None:
                         conn = await asyncio.wait_for(self._connect(), self.lease)
                     await asyncio.wait_for(self._renew(conn), self.lease)
-                    if self._refusing is not None and not self._released:
+                    if (self._refusing is not None or self._ended) and not self._released:
+                        # A node that cannot serve its games hands them over.
                         await conn.execute(
                             "UPDATE games SET owner = NULL WHERE owner = %s", (self.node,)
                         )
@@ -647,8 +665,7 @@ class PostgresStore(Store):
         Only while this node's own lease runs (here and in the database): a node
         whose lease lapsed takes nothing, not even its own games back.
         """
-        if not self.lease_valid():
-            raise LeaseLapsed("this node's lease is not known to run")
+        may_take = self.lease_valid()
         async with self._reader() as conn:
             cursor = await conn.execute(
                 "UPDATE games SET owner = %(me)s, epoch = epoch + 1 WHERE id = %(g)s AND"
@@ -656,8 +673,8 @@ class PostgresStore(Store):
                 "  WHERE n.id = games.owner AND n.lease_until > clock_timestamp()))"
                 " AND EXISTS (SELECT 1 FROM nodes m WHERE m.id = %(me)s"
                 "  AND m.lease_until > clock_timestamp() + make_interval(secs => %(margin)s))"
-                " RETURNING epoch",
-                {"me": self.node, "g": game, "margin": self.margin},
+                " AND %(may)s RETURNING epoch",
+                {"me": self.node, "g": game, "margin": self.margin, "may": may_take},
             )
             row = await cursor.fetchone()
             if row is not None:

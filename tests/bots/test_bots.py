@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from bots import GreedyBot, PublicRecord, RandomBot, StrongBot, make_bot, players, with_stack
+from bots import (
+    ExpertBot,
+    GreedyBot,
+    PublicRecord,
+    RandomBot,
+    StrongBot,
+    make_bot,
+    oracle,
+    players,
+    with_stack,
+)
 from bots.players import Bot, turn_length
 from engine import Game
 from engine.playout import SplitMix64, shuffled_stack
@@ -59,7 +69,12 @@ def test_the_record_of_a_game_holds_no_stack_order() -> None:
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_choices_do_not_depend_on_the_undrawn_order(seed: int) -> None:
-    bots: list[Bot] = [RandomBot(), GreedyBot(), StrongBot(iterations=12, candidates=4)]
+    bots: list[Bot] = [
+        RandomBot(),
+        GreedyBot(),
+        StrongBot(iterations=12, candidates=4),
+        ExpertBot(iterations=12),
+    ]
     for steps in (20, 70):
         game = _thinking_game(seed, steps)
         twin = _same_past_other_future(game, seed + 100)
@@ -115,6 +130,8 @@ def test_a_bot_answers_only_for_the_seat_to_move() -> None:
 def test_make_bot_knows_the_bots() -> None:
     assert make_bot("random").name == "random"
     assert make_bot("strong", budget=0.5).name == "strong"
+    assert make_bot("expert").name == "expert"
+    assert "oracle" not in players.LEVELS
     with pytest.raises(ValueError):
         make_bot("oracle")
 
@@ -293,3 +310,17 @@ def test_close_candidates_keep_the_whole_budget() -> None:
     bot = _Noisy(worth, iterations=120, candidates=2, decisive=2.5, decisive_after=8)
     bot.choose(record, SplitMix64(5))
     assert sorted(bot.played.values()) == [60, 60]
+
+
+def test_the_oracle_searches_the_real_future() -> None:
+    """The test-only oracle samples nothing: every future it plays is the real stack."""
+    game = _thinking_game(4, 50)
+    twin = _same_past_other_future(game, 7)
+    record = PublicRecord.from_game(game, game.active_player)
+    seen = oracle(game.initial_stack)
+    sampled = seen.sample(record, SplitMix64(1))
+    assert sampled.initial_stack == game.initial_stack
+    assert seen.sample(record, SplitMix64(2)).initial_stack == game.initial_stack
+    assert oracle(twin.initial_stack).sample(record, SplitMix64(1)).initial_stack != (
+        game.initial_stack
+    )

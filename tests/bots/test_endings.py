@@ -45,7 +45,9 @@ def test_the_greedy_game_that_stalled_ends() -> None:
     assert longest <= PATIENCE * 3 + 1
 
 
-@pytest.mark.parametrize(("level", "games"), [("random", 12), ("greedy", 3), ("strong", 1)])
+@pytest.mark.parametrize(
+    ("level", "games"), [("random", 12), ("greedy", 3), ("strong", 1), ("expert", 1)]
+)
 @pytest.mark.parametrize("seats", [2, 3, 4, 5, 6])
 def test_games_of_every_level_end_within_the_bound(level: str, games: int, seats: int) -> None:
     for g in range(games):

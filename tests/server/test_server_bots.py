@@ -518,3 +518,35 @@ def test_a_game_of_bots_that_stops_drawing_is_stopped(
 
     caplog.set_level(logging.WARNING, logger="server.autoplay")
     asyncio.run(main())
+
+
+def test_an_expert_bot_plays_a_seat(tmp_path: Path) -> None:
+    """BOT_LEVEL_EXPERT plays through the same path as every bot (a small budget here)."""
+
+    async def main() -> None:
+        bots = BotConfig(strong_budget=0.01, expert_budget=0.02)
+        async with running(tmp_path, WHOLE_LOG, bots=bots) as (server, stub, _channel):
+            created = await stub.CreateGame(
+                spb.CreateGameRequest(
+                    seats=COLOURS[:2],
+                    settings=bot_settings(pb.BOT_LEVEL_EXPERT, pb.BOT_LEVEL_GREEDY),
+                )
+            )
+            assert [s.bot for s in created.game.seats] == [
+                pb.BOT_LEVEL_EXPERT,
+                pb.BOT_LEVEL_GREEDY,
+            ]
+            name = created.game.name
+            entries = await asyncio.wait_for(whole_log(stub, name), 300)
+            offered_only(entries)
+            assert (await server.registry.find(name)).bot_refusals == 0
+            await replays_to_the_same_end(stub, name)
+
+    asyncio.run(main())
+
+
+def test_a_bot_thinks_no_longer_than_the_pace() -> None:
+    config = BotConfig(strong_budget=0.1, expert_budget=1.0)
+    assert config.budget("strong", 0.8) == 0.1
+    assert config.budget("expert", 0.8) == 0.8
+    assert config.budget("expert", 0.0) == 1.0

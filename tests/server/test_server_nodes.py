@@ -32,8 +32,10 @@ from server_harness import (
 
 from engine import Game
 from server import convert
+from server.forward import vouch, vouched
 from server.gen.tongiaki.v1 import game_pb2 as pb
 from server.gen.tongiaki.v1 import game_service_pb2 as spb
+from server.seats import hash_token
 from server.tls import TlsFiles
 from tests.certs import self_signed
 
@@ -200,6 +202,46 @@ def test_the_same_action_sent_to_two_nodes_is_applied_once(tmp_path: Path) -> No
                     assert error_info(failed)[1] == "STALE_SEQUENCE"
                 after = (await one.GetGame(spb.GetGameRequest(name=name))).snapshot
                 assert after.sequence == snapshot.sequence + 1
+
+    asyncio.run(main())
+
+
+def test_a_forwarded_caller_travels_as_a_vouched_hash_never_as_its_token(
+    tmp_path: Path,
+) -> None:
+    token = "the-seat-token"
+    sent = vouch(b"secret", "node-a", "SubmitAction", b"request", token)
+    assert all(token not in value for _, value in sent)
+    assert vouched(b"secret", "node-a", "SubmitAction", b"request", sent) == hash_token(token)
+    for secret, node, method, data in (
+        (b"other", "node-a", "SubmitAction", b"request"),
+        (b"secret", "node-b", "SubmitAction", b"request"),
+        (b"secret", "node-a", "LeaveGame", b"request"),
+        (b"secret", "node-a", "SubmitAction", b"another request"),
+    ):
+        with pytest.raises(ValueError):
+            vouched(secret, node, method, data, sent)
+
+    async def main() -> None:
+        async with nodes(tmp_path, 2) as (one, two):
+            created = await one.CreateGame(spb.CreateGameRequest(seats=COLOURS[:2]))
+            name = created.game.name
+            tokens = {}
+            for _ in range(2):
+                joined = await two.JoinGame(spb.JoinGameRequest(name=name))
+                tokens[joined.colour] = joined.seat_token
+            # Through the other node: the owner hears of the seat by its vouched hash.
+            await two.StartGame(spb.StartGameRequest(name=name), metadata=auth(tokens[COLOURS[0]]))
+            # A caller that forges a node's voucher is refused.
+            forged = [
+                ("tongiaki-forwarded", "1"),
+                ("tongiaki-seat", hash_token(tokens[COLOURS[1]])),
+                ("tongiaki-sent", f"{time.time():.3f}"),
+                ("tongiaki-proof", "0" * 64),
+            ]
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await one.LeaveGame(spb.LeaveGameRequest(name=name), metadata=forged)
+            assert error_info(refused.value)[1] == "TOKEN_INVALID"
 
     asyncio.run(main())
 

@@ -256,3 +256,57 @@ def test_held_entries_are_released_by_a_full_half_buffer_and_by_the_end() -> Non
         assert await held.next() is End.FINISHED
 
     asyncio.run(main())
+
+
+def test_a_watcher_that_gathers_gets_the_entries_of_its_wait_in_one_message() -> None:
+    async def main() -> None:
+        hub = Hub(limit=64)
+        gathering = hub.subscribe(0, gather=0.05)
+        live = hub.subscribe(0)
+        hub.publish(1, b"1")
+        first = asyncio.ensure_future(gathering.next())
+        assert await live.next() == b"1"
+        hub.publish(2, b"2")  # while the gatherer waits: in the same message
+        assert await live.next() == b"2"
+        assert await first == b"12"
+        hub.close(End.FINISHED)
+        assert await gathering.next() is End.FINISHED
+
+    asyncio.run(main())
+
+
+def test_gather_millis_is_bounded_and_a_gathering_spectator_sees_every_entry(
+    tmp_path: Path,
+) -> None:
+    async def main() -> None:
+        async with running(tmp_path) as (_server, stub, _channel):
+            name, tokens = await new_game(stub, 2)
+            too_long = stub.WatchGame(spb.WatchGameRequest(name=name, gather_millis=101))
+            assert (await refused(too_long.read()))[:2] == (
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "INVALID_REQUEST",
+            )
+            watch = stub.WatchGame(spb.WatchGameRequest(name=name, gather_millis=40))
+            start = (await watch.read()).snapshot.sequence
+            snapshot = await _state(stub, name)
+            for _ in range(6):
+                decision = snapshot.view.decision
+                reply = await stub.SubmitAction(
+                    spb.SubmitActionRequest(
+                        name=name,
+                        sequence=snapshot.sequence,
+                        request_id=f"g{snapshot.sequence}",
+                        action=decision.options[0],
+                    ),
+                    metadata=auth(tokens[decision.player]),
+                )
+                snapshot = await _state(stub, name)
+                assert snapshot.sequence == reply.entry.sequence
+            seen: list[int] = []
+            while len(seen) < 6:
+                message = await watch.read()
+                seen += [entry.sequence for entry in message.entries]
+            assert seen == list(range(start + 1, start + 7))
+            watch.cancel()
+
+    asyncio.run(main())

@@ -19,7 +19,7 @@ import pytest
 from playwright.sync_api import Browser, sync_playwright
 
 from engine.game import Game
-from tests.webclient.conftest import CHROMIUM, CHROMIUM_ARGS, Api, Running
+from tests.webclient.conftest import CHROMIUM, CHROMIUM_ARGS, Api, Running, watch_raw_ids
 from tests.webclient.test_browser import play_until, shot, watch_errors
 
 HOST_PAGE = """<!doctype html>
@@ -72,7 +72,7 @@ def browser() -> Iterator[Browser]:
     args = [*CHROMIUM_ARGS, f"--host-resolver-rules=MAP {HOST_NAME} 127.0.0.1"]
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=CHROMIUM, args=args)
-        yield launched
+        yield watch_raw_ids(launched)
         launched.close()
 
 

@@ -219,7 +219,7 @@ export function errorText(error) {
 }
 
 // Who may play a seat: a person, or a server-side bot of one of the contract's levels.
-export const BOT_LEVELS = ["random", "greedy", "strong"];
+export const BOT_LEVELS = ["random", "greedy", "strong", "expert"];
 export const botLevel = (seat) => String(seat?.bot ?? "").replace(/^BOT_LEVEL_/, "").toLowerCase();
 export const isBot = (seat) => Boolean(seat?.bot) && botLevel(seat) !== "unspecified";
 export const botLabel = (seat) => td(`bot.${botLevel(seat)}`);

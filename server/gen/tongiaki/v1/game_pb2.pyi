@@ -210,7 +210,9 @@ class _BotLevelEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BotLevel.Val
     BOT_LEVEL_GREEDY: _BotLevel.ValueType  # 2
     """One turn ahead."""
     BOT_LEVEL_STRONG: _BotLevel.ValueType  # 3
-    """Search over sampled stacks (the server sets its time budget)."""
+    """Search over sampled stacks (the server sets its time budget, 0.1 CPU s by default)."""
+    BOT_LEVEL_EXPERT: _BotLevel.ValueType  # 4
+    """A deeper search over sampled stacks (up to 1 CPU s a decision by default)."""
 
 class BotLevel(_BotLevel, metaclass=_BotLevelEnumTypeWrapper):
     """How well a server-side bot plays."""
@@ -222,7 +224,9 @@ BOT_LEVEL_RANDOM: BotLevel.ValueType  # 1
 BOT_LEVEL_GREEDY: BotLevel.ValueType  # 2
 """One turn ahead."""
 BOT_LEVEL_STRONG: BotLevel.ValueType  # 3
-"""Search over sampled stacks (the server sets its time budget)."""
+"""Search over sampled stacks (the server sets its time budget, 0.1 CPU s by default)."""
+BOT_LEVEL_EXPERT: BotLevel.ValueType  # 4
+"""A deeper search over sampled stacks (up to 1 CPU s a decision by default)."""
 Global___BotLevel: _TypeAlias = BotLevel  # noqa: Y015
 
 class _TakeoverReason:

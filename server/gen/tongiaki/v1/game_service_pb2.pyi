@@ -394,6 +394,7 @@ class WatchGameRequest(_message.Message):
     EXCLUDE_OWN_ACTIONS_FIELD_NUMBER: _builtins.int
     HOLD_UNTIL_TURN_FIELD_NUMBER: _builtins.int
     INCLUDE_LATEST_FIELD_NUMBER: _builtins.int
+    GATHER_MILLIS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The game, `games/{game}`."""
     after_sequence: _builtins.int
@@ -413,6 +414,11 @@ class WatchGameRequest(_message.Message):
     """Every message that carries entries also carries `latest`: the game as the
     caller sees it after them, so a client need not call GetGame after a batch.
     """
+    gather_millis: _builtins.int
+    """For a watcher that need not see each entry the moment it is made (a
+    spectator of a fast game): once an entry is ready, wait this many
+    milliseconds (0 to 100) for more and send them all in one message. 0: at once.
+    """
     def __init__(
         self,
         *,
@@ -421,10 +427,11 @@ class WatchGameRequest(_message.Message):
         exclude_own_actions: _builtins.bool = ...,
         hold_until_turn: _builtins.bool = ...,
         include_latest: _builtins.bool = ...,
+        gather_millis: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence", "after_sequence", b"after_sequence"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence", "after_sequence", b"after_sequence", "exclude_own_actions", b"exclude_own_actions", "hold_until_turn", b"hold_until_turn", "include_latest", b"include_latest", "name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence", "after_sequence", b"after_sequence", "exclude_own_actions", b"exclude_own_actions", "gather_millis", b"gather_millis", "hold_until_turn", b"hold_until_turn", "include_latest", b"include_latest", "name", b"name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__after_sequence: _TypeAlias = _typing.Literal["after_sequence"]  # noqa: Y015
     _WhichOneofArgType__after_sequence: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence"]  # noqa: Y015
