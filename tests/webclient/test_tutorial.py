@@ -408,7 +408,8 @@ PIECE_AT = """([selector, over]) => {
       const [x, y] = [box.left + box.width * fx, box.top + box.height * fy];
       const under = document.elementsFromPoint(x, y);
       const mine = under.findIndex((n) => n === node || node.contains(n));
-      if (mine >= 0 && (over ? under.slice(0, mine).some((n) => n.closest(over)) : mine === 0)) return { x, y };
+      const covered = under.slice(0, mine).some((n) => n.closest(over));
+      if (mine >= 0 && (over ? covered : mine === 0)) return { x, y };
     }
   }
   return null;
