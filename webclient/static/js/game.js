@@ -340,6 +340,11 @@ export class GamePage {
     return !this.playing && this.queue.length === 0 && Number(this.shown?.sequence) === this.sequence;
   }
 
+  // The decision the server waits for now (null while entries of a batch are still coming).
+  latestDecision() {
+    return Number(this.snapshot?.sequence) === this.sequence ? this.snapshot.view?.decision : null;
+  }
+
   mine() {
     const decision = this.view?.decision;
     const seat = this.seat;
@@ -677,7 +682,10 @@ export class GamePage {
       line = waiting ? `${t("status.open")} ${this.seatStatus(game)}` : this.seatStatus(game);
     }
     else if (state === "finished") line = t("status.finished");
-    else if (this.mine()) line = t("status.your_turn");
+    // Never "Waiting for" oneself: while others' moves play back, the decision the
+    // server waits for may already be this player's.
+    else if (this.mine() || (seat && [this.latestDecision(), view?.decision]
+      .some((d) => d && colourName(d.player) === colourName(seat.colour)))) line = t("status.your_turn");
     else if (view?.decision) line = t("status.waiting_for", { player: player(view.decision.player) });
     else line = "";
     const clock = this.clockLimit ? clockText(this.clockLimit, this.decidedAt) : null;
