@@ -608,7 +608,7 @@ export class GamePage {
       }
       [cq, cr, d] = [nq, nr, exit];
     }
-    return { points, steps, colours, group: on?.colours ?? [], end };
+    return { points, steps, colours, group: on?.colours ?? [], end, from: { q, r, index: b } };
   }
 
   // The speed control and "skip to now": built once, so a click never meets a new node.
