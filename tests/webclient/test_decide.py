@@ -348,6 +348,8 @@ def test_a_voyage_preview_says_how_it_would_go(
             assert ("the sea voyage would fail" in said) == fails, said
             if page.locator("[data-testid=path-danger]").count():
                 assert "danger/colours" in said
+                # Drawn along the foam paths' curves, not straight across the tiles.
+                assert "Q" in (page.locator(".path-line").get_attribute("d") or "")
         page.get_by_test_id("consequences").scroll_into_view_if_needed()
         shot(page, f"voyage-{locale}-{viewport}")
     finally:
@@ -559,7 +561,12 @@ async (room) => {
     })),
   };
   const path = GamePage.prototype.voyagePath.call(null, view, [0, 0, 0, 0]);
-  return consequences({ emigrate: {} }, view, null, "red", path);
+  const said = consequences({ emigrate: {} }, view, null, "red", path);
+  // Along the foam paths: both sea tiles are crossed on a curve, and the route
+  // keeps off Tonga's centre (its name) at both ends.
+  const curves = path.points.filter((p) => p.via).length;
+  const centred = path.points.some((p) => Math.hypot(p.x, p.y) < 40);
+  return [...said, `curves ${curves}`, `centred ${centred}`];
 }
 """
 
@@ -578,6 +585,7 @@ def test_a_voyage_back_to_the_island_it_left_says_so_and_when_nothing_changes(
         same = english["consequence.voyage_same"].format(island="Tonga")
         said = page.evaluate(HOMEWARD, 0)
         assert back in said and same in said, said
+        assert "curves 2" in said and "centred false" in said, said
         assert english["consequence.voyage_lands"].format(island="Tonga") not in said
         said = page.evaluate(HOMEWARD, 1)
         assert back in said and same not in said, said

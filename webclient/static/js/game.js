@@ -8,7 +8,7 @@ import { Picker } from "./choices.js";
 import { h } from "./dom.js";
 import { disjunction, t, td, tn, list, has } from "./i18n.js";
 import { colourName, swatch } from "./ships.js";
-import { tile, neighbour, centre, towards } from "./geometry.js";
+import { tile, neighbour, centre, towards, curveControl } from "./geometry.js";
 import { entryHexes } from "./camera.js";
 import { Chronicle, fetchEntries } from "./history.js";
 import { prefs, SPEEDS } from "./settings.js";
@@ -579,7 +579,9 @@ export class GamePage {
     const at = new Map((view.tiles ?? []).map((p) => [hexKey(p.at), p]));
     const on = (view.beaches ?? []).find((x) => hexKey(x.beach) === `${q},${r}` && (x.beach.index ?? 0) === b);
     const colours = new Set((on?.colours ?? []).map(colourName)).size;
-    const points = [centre(q, r), towards(q, r, dir)];
+    // From the beach, along each foam path's curve, to the beach it lands on: clear
+    // of the islands' names.
+    const points = [towards(q, r, dir, 0.6), towards(q, r, dir)];
     const steps = [];
     let end = { kind: "open" };
     let [cq, cr, d] = [q, r, dir];
@@ -588,7 +590,7 @@ export class GamePage {
       const placed = at.get(`${nq},${nr}`);
       const info = placed ? tile(placed.tile) : null;
       if (!info || info.kind !== "sea") {
-        if (info) points.push(centre(nq, nr));
+        if (info) points.push(towards(nq, nr, (d + 3) % 6, 0.6));
         const royal = info && (view.royal ?? []).some((x) => hexKey(x.island) === `${nq},${nr}`);
         end = !info ? { kind: "open" } : royal ? { kind: "royal", at: { q, r } } : { kind: "island", at: { q: nq, r: nr } };
         break;
@@ -601,7 +603,8 @@ export class GamePage {
       const exit = found[0] === enter ? found[1] : found[0];
       const mid = centre(nq, nr);
       steps.push({ at: { x: (mid.x * 2 + towards(nq, nr, enter).x) / 3, y: (mid.y * 2 + towards(nq, nr, enter).y) / 3 }, danger: found[2] });
-      points.push(mid, towards(nq, nr, exit));
+      const out = towards(nq, nr, exit);
+      points.push({ ...out, via: curveControl(towards(nq, nr, enter), out, mid) });
       if (found[2] > colours) {
         end = { kind: "fails", danger: found[2] };
         break;
