@@ -289,6 +289,8 @@ COACH = [
     N_("coach.mask"),
     N_("coach.settle.title"),
     N_("coach.settle"),
+    N_("coach.settle_costly.title"),
+    Np_("coach.settle_costly", "coach.settle_costly"),
     N_("coach.place.title"),
     N_("coach.place"),
     N_("coach.settle_ship.title"),

@@ -19,6 +19,10 @@ from tests.webclient.test_browser import DESKTOP, INSTANT, PHONE, state, watch_e
 
 SHOTS = ARTIFACTS / "tutorial"
 STATIC = Path(__file__).resolve().parents[2] / "webclient" / "static"
+POINTS = {
+    x["id"]: x["points"]
+    for x in json.loads((STATIC / "tiles.json").read_text(encoding="utf-8"))["islands"]
+}
 #: The tips every first game shows, whatever the learner picks.
 ALWAYS = {"welcome", "setup", "marks", "turn", "stack", "end"}
 #: Tips of the kinds of decision a learner who follows the coach meets.
@@ -52,6 +56,19 @@ def seat_of(page: Page, game: str) -> dict[str, str]:
     return seat
 
 
+def settle_cost(view: dict[str, Any], seat: dict[str, str]) -> int:
+    """The points a New settlement would cost the seat now: those not on its royal islands."""
+    colour = seat["colour"]
+    now = next((s.get("count", 0) for s in view.get("scores", []) if s["colour"] == colour), 0)
+    at = {(t["at"].get("q", 0), t["at"].get("r", 0)): t["tile"] for t in view.get("tiles", [])}
+    kept = sum(
+        POINTS[at[(x["island"].get("q", 0), x["island"].get("r", 0))]]
+        for x in view.get("royal", [])
+        if x["colour"] == colour
+    )
+    return max(0, int(now) - kept)
+
+
 def game_id(page: Page) -> str:
     page.wait_for_url("**/games/*")
     return page.url.rstrip("/").split("/")[-1]
@@ -72,6 +89,7 @@ class Learner:
         self.decisions = 0
         self.royal = False
         self.suggested_settle = False
+        self.settle_cost = 0
 
     def coach_tip(self) -> str | None:
         coach = self.page.locator("[data-testid=coach]")
@@ -87,6 +105,7 @@ class Learner:
         self.texts[tip] = self.page.get_by_test_id("coach-text").inner_text()
         if tip == "settle":
             self.suggested_settle = True
+            self.settle_cost = settle_cost(self.snapshot()["view"], seat_of(self.page, self.game))
         if tip in shots:
             shot(self.page, shots[tip])
         if tip != "end":
@@ -96,10 +115,15 @@ class Learner:
             )
         return tip
 
-    def options(self) -> list[dict[str, Any]]:
+    def snapshot(self) -> dict[str, Any]:
         token = seat_of(self.page, self.game)["token"]
-        snapshot = self.api.ok("GET", f"/api/v1/games/{self.game}", token=token)["snapshot"]
-        decision = snapshot["view"].get("decision") or {}
+        snapshot: dict[str, Any] = self.api.ok("GET", f"/api/v1/games/{self.game}", token=token)[
+            "snapshot"
+        ]
+        return snapshot
+
+    def options(self) -> list[dict[str, Any]]:
+        decision = self.snapshot()["view"].get("decision") or {}
         return list(decision.get("options", []))
 
     def click_target(self, key: str) -> None:
@@ -230,7 +254,16 @@ def test_the_tutorial_from_the_lobby_is_a_whole_game_with_every_tip_in_english(
     assert set(tips) >= ALWAYS | KINDS, tips
     assert len(tips) == len(set(tips)), "a tip came twice"
     english = catalog("en")
-    assert all(learner.texts[tip] == english[f"coach.{tip}"] for tip in tips)
+    assert all(learner.texts[tip] == english[f"coach.{tip}"] for tip in tips if tip != "settle")
+    # The New settlement is suggested while it costs nothing, else only explained,
+    # its cost said and the choice left open.
+    cost = learner.settle_cost
+    settle = (
+        english["coach.settle_costly"][cost != 1].format(count=cost)
+        if cost
+        else english["coach.settle"]
+    )
+    assert learner.texts["settle"] == settle, (cost, learner.texts["settle"])
     # The game is a tutorial: over, and nowhere in the lists.
     assert state(page)["state"] == "finished"
     listed = api.ok("GET", "/api/v1/games?page_size=1000")["games"]

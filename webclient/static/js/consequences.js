@@ -74,6 +74,12 @@ function pointsKept(view, colour) {
   return { now, kept };
 }
 
+// The points a New settlement would cost `me` now (R13).
+export function settleCost(view, me) {
+  const { now, kept } = pointsKept(view, me);
+  return Math.max(0, now - kept);
+}
+
 function settling(view, me) {
   let ships = 0;
   for (const colours of shipsOn(view).values()) ships += colours.filter((c) => c === me).length;

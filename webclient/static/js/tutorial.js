@@ -4,11 +4,12 @@
 // The texts are catalog messages `coach.<tip>.title` and `coach.<tip>`.
 
 import { h } from "./dom.js";
-import { t, td } from "./i18n.js";
+import { t, td, tn } from "./i18n.js";
 import { tile } from "./geometry.js";
 import { colourName } from "./ships.js";
 import { startTutorial } from "./learn.js";
 import { errorText } from "./text.js";
+import { settleCost } from "./consequences.js";
 
 // Every tip, in the order a first game usually meets them.
 export const TIPS = [
@@ -88,7 +89,11 @@ export class Coach {
         if (acts.has("tonga") || acts.has("single")) this.offer("no_ship");
         else this.offer("turn");
         if (acts.has("royal")) this.offer("royal");
-        if (this.ownTurns(me) >= 2) this.offer("settle");
+        // Suggested to try while it costs nothing; else explained, the choice left open.
+        if (this.ownTurns(me) >= 2) {
+          if (!this.queue.includes("settle")) this.cost = settleCost(view, me);
+          this.offer("settle");
+        }
       } else if (kind) {
         this.offer(kind);
       }
@@ -137,6 +142,7 @@ export class Coach {
       return;
     }
     const done = TIPS.filter((x) => this.seen.has(x)).length;
+    const costly = tip === "settle" && this.cost > 0;
     const error = h("p", { class: "error", role: "alert" });
     const buttons = tip === "end"
       ? [
@@ -150,8 +156,8 @@ export class Coach {
       ];
     this.node.replaceChildren(h("div", { dir: document.documentElement.dir || "ltr", testid: "coach-body" },
       h("p", { class: "coach-step muted", testid: "coach-step" }, t("coach.step", { step: done + 1 })),
-      h("h2", {}, td(`coach.${tip}.title`)),
-      h("p", { testid: "coach-text" }, td(`coach.${tip}`)),
+      h("h2", {}, td(`coach.${costly ? "settle_costly" : tip}.title`)),
+      h("p", { testid: "coach-text" }, costly ? tn("coach.settle_costly", this.cost) : td(`coach.${tip}`)),
       h("div", { class: "coach-buttons" }, ...buttons),
       error));
   }
