@@ -364,9 +364,10 @@ class GameService:
 
         async def create() -> str:
             # The same seats, bots and settings; a webhook stays with the game it was given for.
+            # It starts by itself once the players who accept have taken their seats back.
             settings = {
                 k: v for k, v in game.settings.items() if k not in ("webhook_url", "webhook_secret")
-            }
+            } | {"auto_start": True}
             self.guard.new_game(context)
             created = await self.registry.create(list(game.seats.colours), settings)
             return created.id

@@ -248,6 +248,12 @@ def test_a_rematch_keeps_the_bots_and_settings(tmp_path: Path) -> None:
             assert not seats[YELLOW].occupied
             assert reply.game.settings.display_name == "Friday"
             assert reply.game.settings.turn_timeout_seconds == 600
+            # It starts by itself once the player has taken their seat back: no Start to press.
+            assert not created.game.settings.auto_start and reply.game.settings.auto_start
+            back = await stub.JoinGame(
+                spb.JoinGameRequest(name=reply.game.name, colour=YELLOW, display_name="Yellow")
+            )
+            assert back.game.state == pb.GAME_STATE_ACTIVE
 
     asyncio.run(main())
 

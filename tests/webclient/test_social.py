@@ -154,6 +154,15 @@ def test_both_players_rematch_into_one_game_and_a_spectator_opens_it(
     assert [s.get("occupied", False) for s in seats] == [True, True]
     expect(yellow.get_by_test_id("you")).to_contain_text(text("en", "colour.yellow"), timeout=WAIT)
     expect(orange.get_by_test_id("you")).to_contain_text(text("he", "colour.orange"), timeout=WAIT)
+    # Both seats taken back: it starts by itself, no Start to press.
+    expect(yellow.locator("body[data-state='active']")).to_have_count(1, timeout=WAIT)
+    # My games tells the two apart: the rematch says which game it follows.
+    yellow.goto(gateway.url + "/my?lang=en")
+    row = yellow.locator(f"[data-testid=my-game][data-game='{rematch}']")
+    expect(row.get_by_test_id("my-rematch-of")).to_contain_text("Rematch of ", timeout=WAIT)
+    finished = yellow.locator(f"[data-testid=my-game][data-game='{game}']")
+    expect(finished.get_by_test_id("my-rematch-of")).to_have_count(0)
+    shot(yellow, "rematch-my-games-en-desktop")
     # The spectator's page learns of it, and its button opens it.
     button = spectator.get_by_test_id("rematch")
     expect(button).to_have_text(text("ja", "end.rematch_open"), timeout=WAIT)

@@ -682,7 +682,8 @@ export class GamePage {
     let line;
     if (state === "open") {
       const waiting = (game.seats ?? []).some((s) => !s.occupied);
-      line = waiting ? `${t("status.open")} ${this.seatStatus(game)}` : this.seatStatus(game);
+      // Every seat taken: the Seats card says so, beside its Start button.
+      line = waiting ? `${t("status.open")} ${this.seatStatus(game)}` : "";
     }
     else if (state === "finished") line = t("status.finished");
     // Never "Waiting for" oneself: while others' moves play back, the decision the

@@ -38,6 +38,11 @@ export async function myGames() {
     const batch = await Promise.all(wanted.slice(i, i + AT_ONCE).map(([id, seat]) => fetchOne(id, seat)));
     rows.push(...batch.filter(Boolean).map(describe));
   }
+  // A rematch says which game it follows (often of the same name).
+  for (const row of rows) {
+    const next = rows.find((r) => row.rematch && `games/${r.id}` === row.rematch);
+    if (next) next.rematchOf = row;
+  }
   const rank = (row) => (row.yourTurn ? STATE_ORDER.mine : STATE_ORDER[row.state] ?? 4);
   return rows.sort((a, b) => rank(a) - rank(b) || b.created - a.created);
 }
@@ -62,6 +67,7 @@ function describe({ id, seat, snapshot, error }) {
     yourTurn: Boolean(me && turnOf === me),
     place: result ? { rank: result.rank, total: (game.seats ?? []).length } : null,
     started: game.state !== "GAME_STATE_OPEN",
+    rematch: game.rematch || null,
   };
 }
 
@@ -98,6 +104,8 @@ function item(row) {
   h("div", { class: "my-head" },
     h("a", { href: `/games/${row.id}`, testid: "my-game-link", class: "my-title" }, row.title),
     h("span", { class: "my-status" }, standing(row))),
+  row.rematchOf ? h("p", { class: "muted", testid: "my-rematch-of" },
+    t("my.rematch_of", { game: row.rematchOf.title, time: when(row.rematchOf.created) })) : null,
   h("div", { class: "my-players muted" },
     ...row.players.map((p) => h("span", { class: `my-player${p.colour === row.seat ? " me" : ""}`, "data-colour": p.colour },
       swatch(p.colour), " ", playerName(p))),
