@@ -137,3 +137,44 @@ def test_a_seated_player_with_a_long_name_sees_the_decision_on_a_phone(
         assert overflow(page) == []
     finally:
         context.close()
+
+
+# Each player's name in the players table: its text, and whether any of it is cut off.
+NAME_CELLS = """
+() => [...document.querySelectorAll("[data-testid=players] td.name-cell .who")].map((n) => ({
+  text: n.textContent.trim(),
+  cut: n.scrollWidth > n.clientWidth + 1 || n.scrollHeight > n.clientHeight + 1,
+}))
+"""
+
+
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+def test_names_of_ordinary_length_show_whole_in_the_players_table(
+    browser: Browser, gateway: Running, viewport: str
+) -> None:
+    """Four players with names of 11 to 19 letters: each reads whole, wrapped if need be."""
+    api = Api(gateway.url)
+    names = ["Bartholomew", "Reviewer", "Maximiliana", "Constantinopolitan"]
+    colours = ["red", "blue", "green", "yellow"]
+    game = api.new_game(colours, display_name="Names")
+    for colour, name in zip(colours, names, strict=True):
+        token = api.ok(
+            "POST",
+            f"/api/v1/games/{game}/join",
+            {"colour": f"COLOUR_{colour.upper()}", "display_name": name},
+        )["seat_token"]
+    api.ok("POST", f"/api/v1/games/{game}/start", {}, token)
+    context = browser.new_context(viewport=DESKTOP if viewport == "desktop" else PHONE)
+    page = context.new_page()
+    try:
+        page.goto(f"{gateway.url}/games/{game}?lang=en")
+        page.locator("[data-testid=players] td.name-cell").first.wait_for()
+        if viewport == "phone":
+            page.get_by_test_id("drawer-open").click()
+        cells = page.evaluate(NAME_CELLS)
+        assert sorted(c["text"] for c in cells) == sorted(names)
+        assert not any(c["cut"] for c in cells), cells
+        page.get_by_test_id("players").scroll_into_view_if_needed()
+        shot(page, f"names-table-{viewport}")
+    finally:
+        context.close()
