@@ -178,3 +178,62 @@ def test_names_of_ordinary_length_show_whole_in_the_players_table(
         shot(page, f"names-table-{viewport}")
     finally:
         context.close()
+
+
+# At the fitted view: royal masks over another island's name or points, and danger
+# numbers over one another (each as "what / what", empty when nothing overlaps).
+CROWDED = """
+() => {
+  const box = (n) => n.getBoundingClientRect();
+  const meets = (a, b) => a.left < b.right - 1 && b.left < a.right - 1
+    && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  const out = [];
+  const texts = [...document.querySelectorAll("[data-testid=board] .island-label")]
+    .flatMap((label) => [...label.querySelectorAll(":scope > .grow > text")]
+      .map((t) => [label, t]));
+  for (const mask of document.querySelectorAll("[data-testid=board] .royal .mask")) {
+    const own = mask.closest(".island-label");
+    for (const [label, text] of texts) {
+      const shown = getComputedStyle(text).display !== "none";
+      if (label !== own && shown && meets(box(mask), box(text))) {
+        out.push(`mask of ${own?.dataset.hex} / ${text.textContent}`);
+      }
+    }
+  }
+  const dangers = [...document.querySelectorAll("[data-testid=board] .danger-label circle")]
+    .filter((c) => getComputedStyle(c.closest(".danger-label")).display !== "none");
+  dangers.forEach((a, i) => dangers.slice(i + 1).forEach((b) => {
+    const hex = (n) => n.closest(".danger-label").dataset.hex;
+    if (meets(box(a), box(b))) out.push(`danger ${hex(a)} / ${hex(b)}`);
+  }));
+  return out;
+}
+"""
+
+
+def test_at_the_fitted_view_masks_and_danger_numbers_cover_nothing(
+    browser: Browser, gateway: Running, named: dict[str, Any]
+) -> None:
+    """The end of a whole game, fitted on a desktop: no royal mask lies over another
+    island's name, no danger number over another."""
+    context = browser.new_context(viewport={"width": 1366, "height": 768})
+    context.add_init_script(INSTANT)
+    page = context.new_page()
+    try:
+        page.goto(f"{gateway.url}/games/{named['finished']}?lang=en")
+        page.get_by_test_id("winner").wait_for()
+        page.get_by_test_id("zoom-fit").click()
+        # The camera glides to the fitted view: wait until the view box holds still.
+        page.wait_for_function(
+            """() => new Promise((done) => {
+              const board = document.querySelector('[data-testid=board]');
+              const box = () => board.getAttribute('viewBox');
+              const before = box();
+              setTimeout(() => done(box() === before), 300);
+            })"""
+        )
+        assert page.locator("[data-testid=board] .royal").count() >= 1
+        shot(page, "names-fitted-end")
+        assert page.evaluate(CROWDED) == []
+    finally:
+        context.close()

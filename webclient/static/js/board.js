@@ -184,7 +184,7 @@ export class Board {
             y: (1 - f) ** 2 * pa.y + 2 * f * (1 - f) * ctl.y + f * f * pb.y,
           });
           const clearance = (p) => Math.min(Infinity, ...this.dangerSpots.map((o) => Math.hypot(o.x - p.x, o.y - p.y)));
-          const spots = [0.3, 0.7, 0.2, 0.8, 0.38, 0.62].map(along);
+          const spots = [0.3, 0.7, 0.2, 0.8, 0.38, 0.62, 0.12, 0.88].map(along);
           const m = spots.find((p) => clearance(p) >= 62) ?? spots.reduce((a, b) => (clearance(b) > clearance(a) ? b : a));
           this.dangerSpots.push(m);
           const label = growing(m.x, m.y, this.layers.dangers, { class: "danger-label", "data-hex": `${q},${r}` });
