@@ -4,6 +4,7 @@ chosen with the keyboard, and others' moves are read out to screen readers."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import tempfile
@@ -589,5 +590,44 @@ def test_a_voyage_back_to_the_island_it_left_says_so_and_when_nothing_changes(
         assert english["consequence.voyage_lands"].format(island="Tonga") not in said
         said = page.evaluate(HOMEWARD, 1)
         assert back in said and same not in said, said
+    finally:
+        page.close()
+
+
+#: An expansion onto beaches 1, 4, 5 and 6, described on a narrow button: where each
+#: number of the list lies (its line and its left edge).
+BEACH_LIST = """
+async () => {
+  const { describeOption } = await import("/static/js/text.js");
+  const option = { expand: { island: {}, beaches: [0, 3, 4, 5] } };
+  const button = document.createElement("button");
+  button.style.cssText = "position: absolute; inline-size: 7rem; top: 0; left: 0";
+  button.textContent = describeOption(option, { tiles: [{ tile: "tonga", at: {} }] }, null);
+  document.body.append(button);
+  const node = button.firstChild;
+  return ["1", "4", "5", "6"].map((digit) => {
+    const range = document.createRange();
+    const at = node.textContent.lastIndexOf(digit);
+    range.setStart(node, at);
+    range.setEnd(node, at + 1);
+    const box = range.getBoundingClientRect();
+    return { digit, top: Math.round(box.top), left: box.left };
+  });
+}
+"""
+
+
+def test_a_list_of_beach_numbers_keeps_its_order_in_hebrew(
+    browser: Browser, gateway: Running
+) -> None:
+    """In a right-to-left page, "1, 4, 5, 6" reads in order on a narrow button."""
+    page = browser.new_page(viewport=PHONE)
+    try:
+        page.goto(f"{gateway.url}/?lang=he")
+        page.wait_for_function("document.documentElement.dir === 'rtl'")
+        found = page.evaluate(BEACH_LIST)
+        # One line, left to right: the list is never split where the button wraps.
+        for a, b in itertools.pairwise(found):
+            assert b["top"] == a["top"] and b["left"] > a["left"], found
     finally:
         page.close()

@@ -39,6 +39,12 @@ export function islandAt(view, h) {
 }
 
 const beachNo = (index) => (index ?? 0) + 1;
+// Beach numbers in a list ("1, 4, 5, 6"): in a right-to-left page a line never
+// breaks inside it (its end on the next line reads as if out of order).
+const beachList = (beaches) => {
+  const text = list((beaches ?? []).map(beachNo));
+  return document.documentElement.dir === "rtl" ? text.replace(/ /g, "\u00a0") : text;
+};
 const counted = (entries) =>
   list((entries ?? [])
     .filter((c) => c.count > 0)
@@ -52,7 +58,7 @@ export function describeOption(option, view, decision) {
       return t("option.setup", { beach: beachNo(body.beach.index) });
     case "expand": {
       const island = islandAt(view, body.island);
-      const beaches = list((body.beaches ?? []).map(beachNo));
+      const beaches = beachList(body.beaches);
       if (body.take) {
         return t("option.expand_take", {
           island,
@@ -69,7 +75,7 @@ export function describeOption(option, view, decision) {
     case "settle":
       return t("option.settle");
     case "tonga":
-      return t("option.tonga", { beaches: list((body.beaches ?? []).map(beachNo)) });
+      return t("option.tonga", { beaches: beachList(body.beaches) });
     case "single":
       return t("option.single", { island: islandAt(view, body.beach), beach: beachNo(body.beach.index) });
     case "emigrate":
