@@ -513,3 +513,31 @@ def test_axe_finds_no_serious_violation_in_the_tutorial(
     found += violations(page)
     assert not found, "\n".join(found)
     assert errors == []
+
+
+def test_help_mode_names_what_a_spectator_taps(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    """A spectator's tap on an island or a danger number names it too."""
+    game, tokens = api.seated_game(["yellow", "red"])
+    api.play(game, tokens, steps=24, seed=7)
+    page = open_page(browser, gateway, "en", DESKTOP)
+    errors: list[str] = []
+    watch_errors(page, errors)
+    page.goto(f"{gateway.url}/games/{game}?lang=en")
+    page.get_by_test_id("spectator").wait_for()
+    page.locator("[data-testid=board] .danger-label").first.wait_for()
+    page.get_by_test_id("zoom-fit").click()
+    page.get_by_test_id("help-toggle").click()
+    english = catalog("en")
+    label = page.get_by_test_id("help-label")
+    island = english["help.island"][1].split("{count}")[0].split(": ")[1]
+    for selector, wanted in [
+        (".tile-island .land", island),
+        (".danger-label", english["help.danger"].split("{")[0]),
+    ]:
+        point = page.evaluate(PIECE_AT, [f"[data-testid=board] {selector}", None])
+        assert point is not None, selector
+        page.mouse.click(point["x"], point["y"])
+        assert wanted in label.inner_text(), (selector, label.inner_text())
+    assert errors == []
