@@ -7,7 +7,11 @@ random games (``Game.apply_random``: a uniform choice among the options without
 listing them), the same for random games that list every option at every
 decision and pick one by index, the rate of replaying trusted records, and then
 the slowest single decision: the time to enumerate its options (the work a
-server does at every step).
+server does at every step). Last, the yardstick: ``--plain`` random games
+played through a plain implementation of the rules (``benchmarks/plain_rules.py``)
+and through the engine, listing every option and choosing the same ones, checked
+to offer the same options at every decision; it prints both rates and their
+ratio (the engine's list-and-apply games per CPU second over the plain one's).
 """
 
 from __future__ import annotations
@@ -22,7 +26,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.plain_rules import PlainGame, key
 from engine import Game
+from engine.game import canonical
 from engine.playout import SplitMix64, random_game
 from engine.tiles import COLOURS, STACK_TILES
 
@@ -53,6 +59,52 @@ def listed_throughput(games: int, seats: int, first_seed: int) -> tuple[float, f
     return time.perf_counter() - start, time.process_time() - cpu
 
 
+def plain_game(seats: int, seed: int) -> PlainGame:
+    """:func:`listed_game` through the plain implementation: the same choices."""
+    rng = SplitMix64(seed)
+    game = PlainGame(list(COLOURS[:seats]), rng.shuffled(STACK_TILES))
+    while game.kind is not None:
+        options = game.options()
+        game.apply(options[rng.below(len(options))])
+    return game
+
+
+def same_options(seats: int, seed: int) -> int:
+    """Play :func:`listed_game` through both; raise if a decision differs. Decisions."""
+    rng = SplitMix64(seed)
+    stack = rng.shuffled(STACK_TILES)
+    game = Game.new(list(COLOURS[:seats]), stack)
+    plain = PlainGame(list(COLOURS[:seats]), stack)
+    steps = 0
+    while not game.over:
+        ours = [canonical(o) for o in game.options()]
+        theirs = plain.options()
+        if game.decision_kind != plain.kind or ours != [key(o) for o in theirs]:
+            raise SystemExit(f"seed {seed}, step {steps}: the plain rules offer other options")
+        i = rng.below(len(ours))
+        game.apply_option(i)
+        plain.apply(theirs[i])
+        steps += 1
+    if plain.kind is not None:
+        raise SystemExit(f"seed {seed}: the plain game did not end with the engine's")
+    return steps
+
+
+def yardstick(games: int, seats: int, first_seed: int) -> None:
+    """Check the plain implementation against the engine, then time both on the same games."""
+    checked = sum(same_options(seats, s) for s in range(first_seed, first_seed + games))
+    print(f"plain rules (benchmarks/plain_rules.py): {games} games, same options at all")
+    print(f"  {checked} decisions")
+    cpu = time.process_time()
+    for seed in range(first_seed, first_seed + games):
+        plain_game(seats, seed)
+    plain = games / (time.process_time() - cpu)
+    _, engine_cpu = listed_throughput(games, seats, first_seed)
+    engine = games / engine_cpu
+    print("  listing every option and applying one, games per CPU second:")
+    print(f"    engine {engine:8.1f}   plain {plain:8.2f}   engine / plain {engine / plain:6.1f} x")
+
+
 def decision_times(games: int, seats: int, first_seed: int) -> list[tuple[float, int, str]]:
     times: list[tuple[float, int, str]] = []
     for seed in range(first_seed, first_seed + games):
@@ -72,6 +124,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=300)
     parser.add_argument("--seats", type=int, default=4)
     parser.add_argument("--warmup", type=int, default=30)
+    parser.add_argument("--plain", type=int, default=10, help="games of the yardstick (0: none)")
     args = parser.parse_args()
 
     throughput(args.warmup, args.seats, 10_000_000)  # fills the engine's lookup caches
@@ -108,6 +161,8 @@ def main() -> None:
     print(f"  slowest:  {slowest[0] * 1e3:8.2f} ms  ({slowest[2]} decision, seed {slowest[1]})")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak memory of this process (max RSS): {peak:.0f} MB")
+    if args.plain:
+        yardstick(args.plain, args.seats, 1)
 
 
 if __name__ == "__main__":

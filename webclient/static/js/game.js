@@ -208,7 +208,8 @@ export class GamePage {
         const item = this.queue.shift();
         if (isAside(item.entry)) {
           // A quick message or a rematch: the board stays as it is.
-          this.chronicle.add(item.entry);
+          const said = this.chronicle.add(item.entry);
+          if (said) this.announce(said.lines);
           this.social.heard(item.entry);
           this.shown = item.snapshot ?? { ...this.shown, sequence: String(item.sequence) };
           this.renderNow();
