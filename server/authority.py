@@ -303,9 +303,10 @@ class Authority:
 
     def undoable_since(self, sequence: int) -> float | None:
         """When the entry at ``sequence`` was applied here (monotonic seconds), if it is
-        the last entry and a person's decision its seat may still take back (R: TakeBack)."""
+        the last entry that changed the game (quick messages after it do not count)
+        and a person's decision its seat may still take back (R: TakeBack)."""
         last = self._last_action
-        if last is None or sequence != self.sequence or self.state != ACTIVE:
+        if last is None or sequence != self.decided or self.state != ACTIVE:
             return None
         acted, events = last
         if not acted.request or any(e["kind"] == "tile_placed" for e in events):

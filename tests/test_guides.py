@@ -18,6 +18,8 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
+import urllib.request
 import venv
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -140,6 +142,55 @@ def test_make_run_prints_both_addresses(make_run: Started) -> None:
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
+def test_several_nodes_from_one_command(tmp_path: Path) -> None:
+    (line,) = [x for x in guide("Several nodes from one command").splitlines() if x.strip()]
+    data = tmp_path / "data"
+    data.mkdir()
+    # (PostgreSQL runs as its own user when the tests run as root: it must reach the folder.)
+    temporary = Path(tempfile.gettempdir())
+    for folder in (data, *data.parents):
+        if folder == temporary or temporary not in folder.parents:
+            break
+        folder.chmod(folder.stat().st_mode | 0o755)
+    web_port = free_port()
+    env = clean_env(
+        TONGIAKI_WEB_PORT=str(web_port), TONGIAKI_GAME_PORT="0", TONGIAKI_DATA_DIR=str(data)
+    )
+    process = subprocess.Popen(
+        ["bash", "-c", line],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
+    assert process.stdout is not None
+    try:
+        ready = next((x for x in process.stdout if x.startswith("Tongiaki is running")), "")
+        servers = re.search(r"game server (\S+) for gRPC", ready)
+        assert servers is not None, "no ready line"
+        assert len(servers.group(1).split(",")) == 3
+        created = _post_json(
+            f"http://127.0.0.1:{web_port}/api/v1/games", {"seats": ["COLOUR_YELLOW", "COLOUR_RED"]}
+        )
+        assert created["game"]["name"].startswith("games/")
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(60)
+    # PostgreSQL stopped with it; its data stays in the data directory.
+    assert (data / "postgresql" / "data" / "PG_VERSION").exists()
+    assert not (data / "postgresql" / "data" / "postmaster.pid").exists()
+
+
+def _post_json(url: str, body: dict[str, Any]) -> Any:
+    request = urllib.request.Request(
+        url, json.dumps(body).encode(), {"Content-Type": "application/json"}, method="POST"
+    )
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return json.loads(answer.read())
+
+
 def test_the_node_guide(make_run: Started, tmp_path: Path) -> None:
     env = clean_env(TONGIAKI_SERVER=f"localhost:{make_run.game_port}")
     done = run_guide(guide("A client in another language"), ROOT, env, tmp_path)

@@ -10,7 +10,7 @@ from typing import Any
 
 import grpc
 import pytest
-from server_harness import COLOURS, Stub, auth, new_game, refused, running
+from server_harness import CHATTY, COLOURS, Stub, auth, new_game, refused, running
 
 from server.authority import Limits
 from server.gen.tongiaki.v1 import game_pb2 as pb
@@ -280,5 +280,32 @@ def test_two_nodes_agree_on_the_rematch_and_relay_messages(tmp_path: Path) -> No
             assert sorted([first.created, second.created]) == [False, True]
             for stub in (one, two):
                 assert (await snapshot(stub, name)).game.rematch == first.game.name
+
+    asyncio.run(main())
+
+
+def test_quick_messages_do_not_restart_a_turn_clock(tmp_path: Path) -> None:
+    """A clock of 1.5 s runs out while the other seat keeps chattering (every 0.2 s:
+    were each message to restart it, it would never run out)."""
+
+    async def main() -> None:
+        async with running(tmp_path, CHATTY) as (_server, stub, _channel):
+            settings = pb.GameSettings(turn_timeout_seconds=1.5)
+            created = await stub.CreateGame(
+                spb.CreateGameRequest(seats=[YELLOW, ORANGE], settings=settings)
+            )
+            name = created.game.name
+            tokens = {}
+            for _ in range(2):
+                joined = await stub.JoinGame(spb.JoinGameRequest(name=name))
+                tokens[joined.colour] = joined.seat_token
+            await stub.StartGame(spb.StartGameRequest(name=name), metadata=auth(tokens[YELLOW]))
+            for i in range(300):  # at most a minute
+                game = (await snapshot(stub, name)).game
+                if game.seats[0].bot:
+                    break
+                await say(stub, name, tokens[ORANGE], pb.PHRASE_THINKING, f"m{i}")
+                await asyncio.sleep(0.2)
+            assert game.seats[0].takeover == pb.TAKEOVER_REASON_TIMED_OUT
 
     asyncio.run(main())

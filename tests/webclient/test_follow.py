@@ -183,9 +183,12 @@ def test_the_log_after_a_reload_is_the_log_of_a_page_open_all_along(
             tokens[joined["colour"]] = joined["seat_token"]
         api.ok("POST", f"/api/v1/games/{game}/start", {}, tokens["COLOUR_RED"])
         final = api.play(game, tokens, seed=9)
-        along.wait_for_function(f"document.body.dataset.sequence === '{final['sequence']}'")
+        # Two pages: the one not in front gets no animation frames, so the
+        # conditions are polled on a timer rather than on frames.
+        caught_up = f"document.body.dataset.sequence === '{final['sequence']}'"
+        along.wait_for_function(caught_up, polling=100, timeout=BUSY)
         late.goto(f"{gateway.url}/games/{game}?lang=en")
-        late.wait_for_function(f"document.body.dataset.sequence === '{final['sequence']}'")
+        late.wait_for_function(caught_up, polling=100, timeout=BUSY)
         late.locator("[data-testid=log] li").first.wait_for()
         kept = log_lines(along)
         assert len(kept) > 30
@@ -197,7 +200,7 @@ def test_the_log_after_a_reload_is_the_log_of_a_page_open_all_along(
         assert "the game is over" in kept[-1]
         # After a language switch the log is whole too.
         late.goto(f"{gateway.url}/games/{game}?lang=ja")
-        late.wait_for_function(f"document.body.dataset.sequence === '{final['sequence']}'")
+        late.wait_for_function(caught_up, polling=100, timeout=BUSY)
         late.locator("[data-testid=log] li").nth(len(kept) - 1).wait_for(state="attached")
         assert len(log_lines(late)) == len(kept)
         late.goto(f"{gateway.url}/games/{game}?lang=en")

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize
 
+from tests.webclient.axe import violations
 from tests.webclient.conftest import ARTIFACTS, Api, Running
 from tests.webclient.test_browser import DESKTOP, INSTANT, PHONE, state, watch_errors
 
@@ -295,7 +296,11 @@ def test_the_tutorial_runs_to_its_end_in_every_locale(
     assert all(learner.texts[tip] == texts[f"coach.{tip}"] for tip in learner.tips)
     if locale == "he":
         assert page.get_by_test_id("coach-body").get_attribute("dir") == "rtl"
-        # The card keeps to the board's left corner, clear of the zoom buttons.
+    if viewport == PHONE:
+        # On a phone the card opens the docked panel: it covers none of the board.
+        assert page.locator("[data-testid=dock] [data-testid=coach]").count() == 1
+    else:
+        # Elsewhere it keeps to the board's left corner, clear of the zoom buttons.
         coach = page.get_by_test_id("coach").bounding_box()
         zoom = page.get_by_test_id("zoom-in").bounding_box()
         assert coach is not None and zoom is not None
@@ -380,9 +385,39 @@ def test_help_mode_names_the_pieces_of_the_board_and_picks_nothing(
     assert page.get_by_test_id("confirm").count() == 0
     assert state(page)["sequence"] == sequence
     shot(page, "en-help-open-end")
+    # From the keyboard too: Enter on a focused open end names it and picks nothing.
+    page.get_by_test_id("zoom-fit").click()
+    page.locator("[data-testid=target][data-key^='end:']").nth(1).focus()
+    page.keyboard.press("Enter")
+    assert label.inner_text() == english["help.open_end"]
+    assert page.get_by_test_id("confirm").count() == 0
     # Help off: the same tap picks the open end.
     page.get_by_test_id("help-toggle").click()
     assert label.is_hidden()
     page.locator("[data-testid=target][data-key^='end:']").first.click()
     page.get_by_test_id("confirm").first.wait_for()
+    assert errors == []
+
+
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+def test_axe_finds_no_serious_violation_in_the_tutorial(
+    browser: Browser, gateway: Running, viewport: str
+) -> None:
+    """The Learn to play page, the game with the coach's card, and help mode."""
+    errors: list[str] = []
+    page = open_page(browser, gateway, "en", DESKTOP if viewport == "desktop" else PHONE)
+    watch_errors(page, errors)
+    page.goto(f"{gateway.url}/learn")
+    page.get_by_test_id("learn").wait_for()
+    found = violations(page)
+    page.get_by_test_id("learn").click()
+    game_id(page)
+    page.wait_for_function(
+        "document.querySelector('[data-testid=coach]')?.dataset.tip === 'welcome'"
+    )
+    found += violations(page)
+    page.get_by_test_id("coach-next").click()
+    page.get_by_test_id("help-toggle").click()
+    found += violations(page)
+    assert not found, "\n".join(found)
     assert errors == []

@@ -134,7 +134,7 @@ export class Board {
     for (const ghost of options.ghosts ?? []) this.drawGhost(ghost);
     if (options.path) this.drawPath(options.path);
     if (!picker) {
-      this.camera.settle();
+      this.camera.settle(view);
       return;
     }
     this.drawTargets(picker);
@@ -180,13 +180,14 @@ export class Board {
         el("path", { d: `M${pa.x},${pa.y}Q${ctl.x},${ctl.y} ${pb.x},${pb.y}`, class: "foam" }, g);
         if (danger) {
           // On its own path, at the first point along it that keeps clear of the
-          // numbers placed so far: never stacked where paths cross.
+          // numbers placed so far, never at its middle (where paths cross, and
+          // where a diameter passes the tile's centre): never stacked at crossings.
           const along = (f) => ({
             x: (1 - f) ** 2 * pa.x + 2 * f * (1 - f) * ctl.x + f * f * pb.x,
             y: (1 - f) ** 2 * pa.y + 2 * f * (1 - f) * ctl.y + f * f * pb.y,
           });
           const clearance = (p) => Math.min(Infinity, ...this.dangerSpots.map((o) => Math.hypot(o.x - p.x, o.y - p.y)));
-          const spots = [0.5, 0.35, 0.65, 0.22, 0.78, 0.12, 0.88].map(along);
+          const spots = [0.3, 0.7, 0.2, 0.8, 0.38, 0.62].map(along);
           const m = spots.find((p) => clearance(p) >= 62) ?? spots.reduce((a, b) => (clearance(b) > clearance(a) ? b : a));
           this.dangerSpots.push(m);
           const label = growing(m.x, m.y, this.layers.dangers, { class: "danger-label", "data-hex": `${q},${r}` });

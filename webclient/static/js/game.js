@@ -208,7 +208,8 @@ export class GamePage {
         const item = this.queue.shift();
         if (isAside(item.entry)) {
           // A quick message or a rematch: the board stays as it is.
-          this.chronicle.add(item.entry);
+          const said = this.chronicle.add(item.entry);
+          if (said) this.announce(said.lines);
           this.social.heard(item.entry);
           this.shown = item.snapshot ?? { ...this.shown, sequence: String(item.sequence) };
           this.renderNow();
@@ -234,7 +235,8 @@ export class GamePage {
           this.shown = after;
           if (after.game?.seats) setPlayers(after.game.seats);
         }
-        this.renderNow(speed ? { arrive: 220 / speed } : {});
+        // Without playback ("No animation", or skipping) only the last entry of a batch is drawn.
+        if (speed || !this.queue.length) this.renderNow(speed ? { arrive: 220 / speed } : {});
         // Another seat's move stays on screen a moment, even if nothing follows yet;
         // so does a drawn tile, whoever drew it, before the view moves on.
         if (speed && (!own || placesTile(item.entry)) && !this.skipping) await sleep(HOLD / speed);

@@ -77,6 +77,14 @@ export class HelpMode {
     svg.addEventListener("pointermove", (event) => {
       if (this.on && event.pointerType === "mouse") this.name(event);
     });
+    // From the keyboard: a focused target is named, and Enter names it rather than picks.
+    svg.addEventListener("focusin", (event) => this.on && this.name(event));
+    svg.addEventListener("keydown", (event) => {
+      if (!this.on || (event.key !== "Enter" && event.key !== " ")) return;
+      event.preventDefault();
+      event.stopPropagation();
+      this.name(event);
+    }, true);
   }
 
   toggle() {
@@ -92,13 +100,17 @@ export class HelpMode {
 
   name(event) {
     const text = nameOf(event.target) || t("help.nothing");
-    if (this.text.textContent === text && event.type !== "click") return;
+    if (this.text.textContent === text && event.type === "pointermove") return;
     this.text.textContent = text;
     this.label.dataset.piece = text;
-    // Beside the pointer, inside the board (the board is a map: left and top).
+    // Beside the pointer (or the focused piece), inside the board (a map: left and top).
     const box = this.area.getBoundingClientRect();
-    const x = Math.min(Math.max(event.clientX - box.left + 14, 4), Math.max(box.width - 260, 4));
-    const y = Math.min(event.clientY - box.top + 14, box.height - 90);
+    const piece = event.target.getBoundingClientRect?.();
+    const at = event.clientX === undefined
+      ? { x: piece.left + piece.width / 2, y: piece.top + piece.height / 2 }
+      : { x: event.clientX, y: event.clientY };
+    const x = Math.min(Math.max(at.x - box.left + 14, 4), Math.max(box.width - 260, 4));
+    const y = Math.min(at.y - box.top + 14, box.height - 90);
     this.label.style.insetInlineStart = `${x}px`;
     this.label.style.insetBlockStart = `${Math.max(y, 4)}px`;
   }

@@ -117,8 +117,18 @@ export class Coach {
     this.show();
   }
 
+  // On a phone the card opens the docked decision panel (whose height is fixed, so
+  // the board never moves); elsewhere it lies over the board's corner.
+  place(tip) {
+    const page = this.page;
+    const docked = Boolean(tip && page.narrow?.matches);
+    if (docked && page.dock.firstChild !== this.node) page.dock.prepend(this.node);
+    else if (!docked && this.node.parentNode !== page.boardArea) page.boardArea.append(this.node);
+  }
+
   show() {
     const tip = this.queue[0];
+    this.place(tip);
     if (this.node.dataset.tip === (tip ?? "")) return;
     this.node.dataset.tip = tip ?? "";
     this.node.hidden = !tip;
