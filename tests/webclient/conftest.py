@@ -74,7 +74,9 @@ RAW_ID_SCRIPT = """
     if (!document.body) return [];
     // Code samples (the API reference's field names) are not messages.
     let body = document.body.innerText;
-    for (const code of document.querySelectorAll("code, pre")) body = body.split(code.innerText).join(" ");
+    for (const code of document.querySelectorAll("code, pre")) {
+      body = body.split(code.innerText).join(" ");
+    }
     const texts = [body, document.title];
     const names = ["title", "aria-label", "placeholder", "alt"];
     for (const node of document.querySelectorAll(names.map((name) => `[${name}]`).join(","))) {
