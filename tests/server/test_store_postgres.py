@@ -41,7 +41,10 @@ def test_only_the_owner_appends_and_only_the_next_entry(pg_url: str) -> None:
             with pytest.raises(Conflict):
                 await one.append("g1", joined, Summary(), Tokens(), 1)
             # Once the owner's lease ran out, the other node takes the game with a new
-            # epoch, and the old owner's writes are refused from then on.
+            # epoch, and the old owner's writes are refused from then on. (Its renewal
+            # is stopped first, as a paused node's would be.)
+            lease = next(t for t in one._tasks if t.get_name() == "store-lease")
+            lease.cancel()
             async with await psycopg.AsyncConnection.connect(pg_url, autocommit=True) as conn:
                 await conn.execute(
                     "UPDATE nodes SET lease_until = clock_timestamp() WHERE id = %s", (one.node,)

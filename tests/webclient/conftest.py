@@ -72,7 +72,12 @@ RAW_ID_SCRIPT = """
   const seen = new Set();
   const scan = () => {
     if (!document.body) return [];
-    const texts = [document.body.innerText, document.title];
+    // Code samples (the API reference's field names) are not messages.
+    let body = document.body.innerText;
+    for (const code of document.querySelectorAll("code, pre")) {
+      body = body.split(code.innerText).join(" ");
+    }
+    const texts = [body, document.title];
     const names = ["title", "aria-label", "placeholder", "alt"];
     for (const node of document.querySelectorAll(names.map((name) => `[${name}]`).join(","))) {
       for (const name of names) texts.push(node.getAttribute(name) || "");

@@ -131,7 +131,7 @@ export class Board {
     for (const ghost of options.ghosts ?? []) this.drawGhost(ghost);
     if (options.path) this.drawPath(options.path);
     if (!picker) {
-      this.camera.settle();
+      this.camera.settle(view);
       return;
     }
     this.drawTargets(picker);

@@ -87,9 +87,9 @@ export class Camera {
   }
 
   // A board shown without a decision of this player: the whole of it, unless the
-  // view was moved (by hand, or to follow an entry).
-  settle() {
-    if (!this.manual && !this.followed) this.board.moveTo(this.board.wholeBox(), 0);
+  // view was moved (by hand, or to follow an entry); a finished game's whole board.
+  settle(view) {
+    if (!this.manual && (!this.followed || view?.result?.length)) this.board.moveTo(this.board.wholeBox(), 0);
   }
 
   // Before an entry plays: frame where it happens. Resolves once the view is there.

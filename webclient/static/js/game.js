@@ -235,7 +235,8 @@ export class GamePage {
           this.shown = after;
           if (after.game?.seats) setPlayers(after.game.seats);
         }
-        this.renderNow(speed ? { arrive: 220 / speed } : {});
+        // Without playback ("No animation", or skipping) only the last entry of a batch is drawn.
+        if (speed || !this.queue.length) this.renderNow(speed ? { arrive: 220 / speed } : {});
         // Another seat's move stays on screen a moment, even if nothing follows yet;
         // so does a drawn tile, whoever drew it, before the view moves on.
         if (speed && (!own || placesTile(item.entry)) && !this.skipping) await sleep(HOLD / speed);
