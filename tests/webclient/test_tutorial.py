@@ -61,8 +61,8 @@ def settle_cost(view: dict[str, Any], seat: dict[str, str]) -> int:
     colour = seat["colour"]
     now = next((s.get("count", 0) for s in view.get("scores", []) if s["colour"] == colour), 0)
     at = {(t["at"].get("q", 0), t["at"].get("r", 0)): t["tile"] for t in view.get("tiles", [])}
-    kept = sum(
-        POINTS[at[(x["island"].get("q", 0), x["island"].get("r", 0))]]
+    kept: int = sum(
+        int(POINTS[at[(x["island"].get("q", 0), x["island"].get("r", 0))]])
         for x in view.get("royal", [])
         if x["colour"] == colour
     )
