@@ -179,7 +179,7 @@ def test_a_seat_left_mid_game_is_taken_over(tmp_path: Path) -> None:
                     red_plays_then_leaves(),
                     play_seat(stub, name, YELLOW, yellow, random_chooser(3)),
                 ),
-                60,
+                300,
             )
             entries = await whole_log(stub, name)
             offered_only(entries)
