@@ -302,7 +302,8 @@ def test_games_that_run_by_themselves_are_taken_up_at_start(tmp_path: Path) -> N
 
         async def timed_out() -> bool:
             got = await stub.GetGame(spb.GetGameRequest(name=clocked.game.name))
-            return got.snapshot.game.seats[0].takeover == pb.TAKEOVER_REASON_TIMED_OUT
+            reason: int = got.snapshot.game.seats[0].takeover
+            return reason == pb.TAKEOVER_REASON_TIMED_OUT
 
         async with running(tmp_path) as (server, stub, _channel):
             before = await sequences()

@@ -160,6 +160,13 @@ def test_a_bots_round_is_played_back_step_by_step(
         page.wait_for_function("document.body.dataset.myturn === '1'")
         decide(page, random.Random(2))
         page.get_by_test_id("confirm").click()
+        # While the bots' moves still play back, the status says it is yellow's turn
+        # as soon as it is: never "Waiting for" yellow.
+        page.wait_for_function(
+            "t => !document.querySelector('[data-testid=skip]').hidden"
+            " && document.querySelector('[data-testid=turn]').innerText === t",
+            arg="Your decision",  # status.your_turn
+        )
         page.get_by_test_id("skip").click()  # everything at once, then it is yellow's turn again
         page.wait_for_function("document.body.dataset.myturn === '1'", timeout=5000)
         assert not page.get_by_test_id("skip").is_visible()
