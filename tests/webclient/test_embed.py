@@ -185,6 +185,10 @@ def test_a_host_of_another_origin_follows_and_plays_an_embedded_game(
         assert player.get_by_test_id("share-link").count() == 0
 
         player.get_by_test_id("start").click()
+        # Without storage a choice lasts for the page: both boards show each entry at once.
+        for frame in (player, spectator):
+            frame.get_by_test_id("speed").select_option("0")
+            assert frame.evaluate(STORAGE) == "SecurityError"
         clicks = play_until(
             [player],
             random.Random(3),

@@ -120,8 +120,22 @@ def test_several_nodes_on_one_database_behind_one_gateway(tmp_path: Path, pg_url
 
 
 def test_several_nodes_need_a_shared_database(tmp_path: Path) -> None:
+    # (Without --database the launcher starts a PostgreSQL of its own for them.)
+    single = str(tmp_path / "tongiaki.sqlite3")
     done = subprocess.run(
-        [sys.executable, "-m", "webclient", "--port", "0", "--game-port", "0", "--nodes", "2"],
+        [
+            sys.executable,
+            "-m",
+            "webclient",
+            "--port",
+            "0",
+            "--game-port",
+            "0",
+            "--nodes",
+            "2",
+            "--database",
+            single,
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,

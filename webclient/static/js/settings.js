@@ -9,11 +9,15 @@ export const SPEEDS = [0.5, 1, 2, 4, 0];
 
 const DEFAULTS = { speed: 1, confirm: true, sound: false, notify: false, palette: "standard" };
 
+// The choices made on this page when the browser keeps no storage for it (a
+// private window, or a board framed by another site).
+let kept = {};
+
 function load() {
   try {
-    return { ...DEFAULTS, ...JSON.parse(localStorage.getItem(KEY) ?? "{}") };
+    return { ...DEFAULTS, ...kept, ...JSON.parse(localStorage.getItem(KEY) ?? "{}") };
   } catch {
-    return { ...DEFAULTS };
+    return { ...DEFAULTS, ...kept };
   }
 }
 
@@ -22,10 +26,11 @@ export const prefs = {
     return load()[name];
   },
   set(name, value) {
+    kept = { ...kept, [name]: value };
     try {
       localStorage.setItem(KEY, JSON.stringify({ ...load(), [name]: value }));
     } catch {
-      // Storage may be unavailable (private mode): the choice lasts for this page.
+      // Storage may be unavailable (private mode, a framed board): the choice lasts for this page.
     }
   },
   speed() {
