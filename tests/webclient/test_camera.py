@@ -603,3 +603,37 @@ def test_settings_stay_open_and_links_fit_the_reader(
     finally:
         context.close()
     assert errors == []
+
+
+#: A camera on a board that records where it is sent: zoomed by hand mid-game, then
+#: the game ends, then zoomed by hand again.
+ENDING = """
+async () => {
+  const { Camera } = await import("/static/js/camera.js");
+  const sent = [];
+  const board = { moveTo: (box) => sent.push(box), wholeBox: () => "whole", goal: {} };
+  const camera = new Camera(board);
+  camera.followed = true;
+  camera.hold();
+  camera.settle({});
+  const midGame = sent.length;
+  camera.settle({ result: [{ rank: 1 }] });
+  const atEnd = sent.slice(midGame);
+  camera.hold();
+  camera.settle({ result: [{ rank: 1 }] });
+  return { midGame, atEnd, after: sent.length - midGame - atEnd.length };
+}
+"""
+
+
+def test_the_end_of_a_game_is_shown_whole_even_after_a_manual_zoom(
+    browser: Browser, gateway: Running
+) -> None:
+    page = browser.new_page(viewport=DESKTOP)
+    try:
+        page.goto(f"{gateway.url}/?lang=en")
+        moves = page.evaluate(ENDING)
+        # Held mid-game; the whole board once at the end; held again after that.
+        assert moves == {"midGame": 0, "atEnd": ["whole"], "after": 0}
+    finally:
+        page.close()

@@ -88,8 +88,12 @@ export class Camera {
 
   // A board shown without a decision of this player: the whole of it, unless the
   // view was moved (by hand, or to follow an entry); a finished game's whole board.
+  // The game's end is shown whole once, even after a manual zoom (the player's last).
   settle(view) {
-    if (!this.manual && (!this.followed || view?.result?.length)) this.board.moveTo(this.board.wholeBox(), 0);
+    const ended = Boolean(view?.result?.length);
+    if (ended && !this.ended) this.manual = false;
+    this.ended = ended;
+    if (!this.manual && (!this.followed || ended)) this.board.moveTo(this.board.wholeBox(), 0);
   }
 
   // Before an entry plays: frame where it happens. Resolves once the view is there.
