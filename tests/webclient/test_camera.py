@@ -637,3 +637,25 @@ def test_the_end_of_a_game_is_shown_whole_even_after_a_manual_zoom(
         assert moves == {"midGame": 0, "atEnd": ["whole"], "after": 0}
     finally:
         page.close()
+
+
+def test_a_phone_shows_whose_turn_it_is_on_the_board_screen(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    """The drawer closed, the board screen itself says whose turn it is, in Hebrew too."""
+    game, token = bots_game(api, "yellow", ["red"])
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    context.add_init_script(INSTANT)
+    page = context.new_page()
+    try:
+        page.goto(f"{gateway.url}/?lang=he")
+        sit(page, game, "COLOUR_YELLOW", token)
+        page.goto(f"{gateway.url}/games/{game}?lang=he")
+        page.wait_for_function("document.body.dataset.myturn === '1'")
+        status = page.get_by_test_id("board-status")
+        assert status.is_visible()
+        assert status.inner_text() == page.get_by_test_id("turn").inner_text()
+        assert status.inner_text()
+        page.screenshot(path=str(ARTIFACTS / "phone-board-status-he.png"))
+    finally:
+        context.close()

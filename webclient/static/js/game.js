@@ -87,8 +87,10 @@ export class GamePage {
     this.playback = h("div", { class: "playback", testid: "playback" });
     this.dock = h("div", { class: "dock", testid: "dock" });
     // On a phone, players and log open over the board and close back to it.
+    // Its second line says whose turn it is: seen on the board screen, drawer closed.
+    this.drawerStatus = h("span", { class: "drawer-status", testid: "board-status" });
     this.drawerButton = h("button", { type: "button", class: "drawer-open", testid: "drawer-open",
-      "aria-expanded": "false", onclick: () => this.drawer(true) }, t("drawer.open"));
+      "aria-expanded": "false", onclick: () => this.drawer(true) }, t("drawer.open"), this.drawerStatus);
     this.boardArea.append(this.boardHint, this.playback, this.dock, this.drawerButton);
     this.social.mount(this.boardArea);
     this.side = h("aside", { class: "side" });
@@ -694,6 +696,7 @@ export class GamePage {
     else if (view?.decision) line = t("status.waiting_for", { player: player(view.decision.player) });
     else line = "";
     const clock = this.clockLimit ? clockText(this.clockLimit, this.decidedAt) : null;
+    this.drawerStatus.textContent = line;
     return h("section", { class: "card status-card", testid: "status" },
       h("h1", {}, game.settings?.display_name || t("game.title")),
       h("p", {}, who),
