@@ -659,3 +659,30 @@ def test_a_phone_shows_whose_turn_it_is_on_the_board_screen(
         page.screenshot(path=str(ARTIFACTS / "phone-board-status-he.png"))
     finally:
         context.close()
+
+
+#: A phone-sized board framing a decision whose targets reach far to the right:
+#: where the rightmost target ends, against the strip the zoom buttons cover.
+ZOOM_STRIP = """
+async () => {
+  const { Camera } = await import("/static/js/camera.js");
+  let shown = null;
+  const board = {
+    aspect: () => 390 / 500, svg: { clientWidth: 390 }, goal: { x: 0, y: 0, w: 1, h: 1 },
+    framed: false, moveTo: (box) => { shown = box; },
+  };
+  new Camera(board).decide("k", { x: 0, y: 0, w: 600, h: 200 });
+  const px = (x) => (x - shown.x) * 390 / shown.w;
+  return { right: px(600), strip: 390 - 64 };
+}
+"""
+
+
+def test_a_decision_is_framed_clear_of_the_zoom_buttons(browser: Browser, gateway: Running) -> None:
+    page = browser.new_page(viewport=PHONE)
+    try:
+        page.goto(f"{gateway.url}/?lang=en")
+        where = page.evaluate(ZOOM_STRIP)
+        assert where["right"] <= where["strip"] + 0.5, where
+    finally:
+        page.close()

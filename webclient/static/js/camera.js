@@ -13,6 +13,8 @@ import { SIZE, APOTHEM, centre } from "./geometry.js";
 // The closest view: a hex and its six neighbours (three hexes across each way).
 const MIN_W = 5 * SIZE;
 const MIN_H = 6 * APOTHEM;
+// The strip at the board's right edge under the zoom buttons (CSS px).
+const ZOOM_PX = 64;
 // Keys of the wire's fields that name a hex (Hex or Beach messages).
 const HEX_FIELDS = new Set(["beach", "beaches", "at", "island", "back_to", "take", "origin"]);
 
@@ -116,7 +118,13 @@ export class Camera {
     const goal = this.board.goal;
     const roomy = goal.w >= MIN_W - 1 && goal.h >= MIN_H - 1;
     if (this.board.framed && inside(want, goal) && !crowded && roomy) return false;
-    this.go(want, 0);
+    // The zoom buttons lie over the board's right edge: the view widens until no
+    // target is under them.
+    let box = this.shape(want);
+    const px = this.board.svg?.clientWidth ?? 0;
+    const over = px > 3 * ZOOM_PX ? bounds.x + bounds.w - (box.x + box.w * (1 - ZOOM_PX / px)) : 0;
+    if (over > 0) box = this.shape({ ...want, w: want.w + 2 * over });
+    this.board.moveTo(box, 0);
     return true;
   }
 
