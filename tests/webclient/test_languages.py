@@ -305,6 +305,7 @@ def test_the_rules_cover_every_locale_and_give_a_reason_for_each_wrong_word() ->
         "replay",
         "tonga",
         "game",
+        "route",
     }
     main = [c for c in RULES["term"] if c not in partial]
     for concept in main:
@@ -345,6 +346,13 @@ def test_the_checks_catch_the_faults_they_were_made_for() -> None:
     assert one_form_faults("he", hebrew, {0})
     assert register_faults("he", hebrew, RULES)
     assert register_faults("he", {"prefs.confirm": "בקש אישור לכל מהלך"}, RULES)
+    old_hebrew: Texts = {
+        "takeback.hint": "אפשרי עד שנשלף אריח או ששחקן אחר מחליט.",
+        "consequence.voyage_royal": "אי מלכותי חוסם את הדרך: הקבוצה חוזרת ועולה ליבשה ב{island}.",
+    }
+    assert len(wrong_word_faults("he", old_hebrew, RULES)) == 2
+    route = {"consequence.voyage_royal": "A royal island blocks the route: the group turns back."}
+    assert term_faults("he", route, old_hebrew, RULES)
     japanese = {
         "log.game_over_seas": "最後の海タイルが出ました。ゲーム終了です。",
         "end.tie_ships": "{first}のほうが島の船が少ない（{a}対{b}）。",  # noqa: RUF001
