@@ -358,6 +358,12 @@ def test_the_checks_catch_the_faults_they_were_made_for() -> None:
         "end.tie_ships": "{first}のほうが島の船が少ない（{a}対{b}）。",  # noqa: RUF001
     }
     assert len(register_faults("ja", japanese, RULES)) == 2
+    old_japanese = {
+        "decision.emigrate": "連続移動：満員の浜辺と桟橋を選んでください",  # noqa: RUF001
+        "howto.landing": "入らない船を手番のプレーヤーが選びます。",
+        "help.intro": "盤上の部品を指すかタップすると、それが何かを表示します。",
+    }
+    assert len(wrong_word_faults("ja", old_japanese, RULES)) == 3
 
 
 # ---------------------------------------------------------------- lists
