@@ -342,9 +342,10 @@ def test_the_checks_catch_the_faults_they_were_made_for() -> None:
     assert wrong_word_faults("fi", {"howto.no_ship": "et voi lisääntyä."}, RULES)
     assert not wrong_word_faults("fi", {"howto.expand": "Lisääntyminen: valitse saari"}, RULES)
     assert register_faults("fi", {"hint.place": "Valitkaa avoin reuna."}, RULES)
-    assert wrong_word_faults("fi", {"log.game_over_seas": "Viimeinen merilaatta on nostettu."}, RULES)
+    assert wrong_word_faults("fi", {"log.game_over_seas": "Viimeinen laatta on nostettu."}, RULES)
     assert wrong_word_faults("hu", {"log.title": "Mi történt"}, RULES)
-    assert term_faults("hu", {"coach.marks": "the log describes it"}, {"coach.marks": "a napló"}, RULES)
+    log = {"coach.marks": "the log describes it"}
+    assert term_faults("hu", log, {"coach.marks": "a napló"}, RULES)
     hebrew: Texts = {"pick.more_beaches": ["בחר/י עוד חוף {count}.", "בחר/י עוד {count} חופים."]}  # noqa: RUF001
     assert one_form_faults("he", hebrew, {0})
     assert register_faults("he", hebrew, RULES)
