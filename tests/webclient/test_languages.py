@@ -306,6 +306,7 @@ def test_the_rules_cover_every_locale_and_give_a_reason_for_each_wrong_word() ->
         "tonga",
         "game",
         "route",
+        "seat",
     }
     main = [c for c in RULES["term"] if c not in partial]
     for concept in main:
@@ -338,6 +339,8 @@ def test_the_checks_catch_the_faults_they_were_made_for() -> None:
     assert register_faults("hu", hungarian, RULES)
     dutch: Texts = {"act.settle": "kolonist sturen", "stack.sea_tiles": ["{count} zeetegel"]}
     assert len(wrong_word_faults("nl", dutch, RULES)) == 2
+    seat = {"error.GAME_FULL": "Every seat is taken."}
+    assert term_faults("nl", seat, {"error.GAME_FULL": "Alle plaatsen zijn bezet."}, RULES)
     assert register_faults("nl", {"hint.place": "Klik op een open einde als u wilt."}, RULES)
     assert wrong_word_faults("fi", {"howto.no_ship": "et voi lisääntyä."}, RULES)
     assert not wrong_word_faults("fi", {"howto.expand": "Lisääntyminen: valitse saari"}, RULES)
