@@ -188,7 +188,10 @@ async def healthy(address: str, timeout: float = 2.0) -> bool:
 
 
 class Client:
-    """Talks to any node: a retryable refusal moves it on to the next node (docs/server.md's rules)."""
+    """Talks to any node: a retryable refusal moves it on to the next node.
+
+    As the retry rules of docs/server.md say.
+    """
 
     def __init__(self, cluster: Cluster, first: int) -> None:
         self.cluster = cluster
