@@ -110,7 +110,7 @@ def test_a_game_of_bots_plays_to_the_end(tmp_path: Path) -> None:
             ]
             assert created.game.state != pb.GAME_STATE_OPEN  # nobody else could start it
             name = created.game.name
-            entries = await asyncio.wait_for(whole_log(stub, name), 60)
+            entries = await asyncio.wait_for(whole_log(stub, name), 600)
             assert entries[0].HasField("game_started")
             actions = offered_only(entries)
             assert entries[-1].action_applied.events[-1].HasField("game_over")

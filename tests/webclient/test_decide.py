@@ -30,6 +30,7 @@ from tests.webclient.test_follow import (
     pick_and_confirm,
     sit,
 )
+from tests.webclient.test_tutorial import catalog
 from webclient.run import ServerProcess
 
 SHOTS = ARTIFACTS / "decide"
@@ -347,6 +348,8 @@ def test_a_voyage_preview_says_how_it_would_go(
             assert ("the sea voyage would fail" in said) == fails, said
             if page.locator("[data-testid=path-danger]").count():
                 assert "danger/colours" in said
+                # Drawn along the foam paths' curves, not straight across the tiles.
+                assert "Q" in (page.locator(".path-line").get_attribute("d") or "")
         page.get_by_test_id("consequences").scroll_into_view_if_needed()
         shot(page, f"voyage-{locale}-{viewport}")
     finally:
@@ -538,3 +541,53 @@ def test_a_voyage_the_known_seas_would_sink_says_so_with_the_engines_danger(
     finally:
         context.close()
     assert errors == []
+
+
+#: Tonga with a loop of two sea tiles off its south: out through the south jetty,
+#: the route turns round and comes back to Tonga. ``room`` free moorings elsewhere.
+HOMEWARD = """
+async (room) => {
+  const { GamePage } = await import("/static/js/game.js");
+  const { consequences } = await import("/static/js/consequences.js");
+  const full = ["COLOUR_RED", "COLOUR_RED", "COLOUR_BLUE"];
+  const view = {
+    tiles: [
+      { tile: "tonga", at: {} },
+      { tile: "sea-01", at: { q: 0, r: 1 }, rot: 5 },
+      { tile: "sea-01", at: { q: 1, r: 0 }, rot: 1 },
+    ],
+    beaches: [0, 1, 2, 3, 4, 5].map((index) => ({
+      beach: { index }, colours: index === 3 ? full.slice(room) : full,
+    })),
+  };
+  const path = GamePage.prototype.voyagePath.call(null, view, [0, 0, 0, 0]);
+  const said = consequences({ emigrate: {} }, view, null, "red", path);
+  // Along the foam paths: both sea tiles are crossed on a curve, and the route
+  // keeps off Tonga's centre (its name) at both ends.
+  const curves = path.points.filter((p) => p.via).length;
+  const centred = path.points.some((p) => Math.hypot(p.x, p.y) < 40);
+  return [...said, `curves ${curves}`, `centred ${centred}`];
+}
+"""
+
+
+def test_a_voyage_back_to_the_island_it_left_says_so_and_when_nothing_changes(
+    browser: Browser, gateway: Running
+) -> None:
+    """A group that sails round to the island it left is told so; with the other
+    beaches full it fills the same beach again, and the words say nothing changes."""
+    page = browser.new_page(viewport=DESKTOP)
+    try:
+        page.goto(f"{gateway.url}/?lang=en")
+        page.wait_for_function("document.documentElement.lang === 'en'")
+        english = catalog("en")
+        back = english["consequence.voyage_back"].format(island="Tonga")
+        same = english["consequence.voyage_same"].format(island="Tonga")
+        said = page.evaluate(HOMEWARD, 0)
+        assert back in said and same in said, said
+        assert "curves 2" in said and "centred false" in said, said
+        assert english["consequence.voyage_lands"].format(island="Tonga") not in said
+        said = page.evaluate(HOMEWARD, 1)
+        assert back in said and same not in said, said
+    finally:
+        page.close()

@@ -105,6 +105,18 @@ def log_lines(page: Page) -> list[str]:
     return page.locator("[data-testid=log] li").all_inner_texts()
 
 
+def yellows_turn_after(api: Api, game: str, sequence: int) -> dict[str, Any]:
+    """The game's snapshot once yellow decides again after the entry ``sequence``
+    (yellow's own action is applied first, then the bots answer)."""
+    deadline = time.monotonic() + 60
+    while True:
+        now: dict[str, Any] = api.ok("GET", f"/api/v1/games/{game}")["snapshot"]
+        if int(now["sequence"]) > sequence and now["view"]["decision"]["player"] == "COLOUR_YELLOW":
+            return now
+        assert time.monotonic() < deadline, now["sequence"]
+        time.sleep(0.05)
+
+
 def test_a_bots_round_is_played_back_step_by_step(
     browser: Browser, gateway: Running, api: Api
 ) -> None:
@@ -124,12 +136,7 @@ def test_a_bots_round_is_played_back_step_by_step(
         # Yellow places its first ship; the three bots answer at once on the server.
         decide(page, random.Random(1))
         page.get_by_test_id("confirm").click()
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            now = api.ok("GET", f"/api/v1/games/{game}")["snapshot"]
-            if now["view"]["decision"]["player"] == "COLOUR_YELLOW":
-                break
-            time.sleep(0.05)
+        now = yellows_turn_after(api, game, before)
         page.wait_for_function(
             f"document.body.dataset.sequence === '{now['sequence']}'"
             " && document.body.dataset.myturn === '1'",
@@ -153,6 +160,13 @@ def test_a_bots_round_is_played_back_step_by_step(
         page.wait_for_function("document.body.dataset.myturn === '1'")
         decide(page, random.Random(2))
         page.get_by_test_id("confirm").click()
+        # While the bots' moves still play back, the status says it is yellow's turn
+        # as soon as it is: never "Waiting for" yellow.
+        page.wait_for_function(
+            "t => !document.querySelector('[data-testid=skip]').hidden"
+            " && document.querySelector('[data-testid=turn]').innerText === t",
+            arg="Your decision",  # status.your_turn
+        )
         page.get_by_test_id("skip").click()  # everything at once, then it is yellow's turn again
         page.wait_for_function("document.body.dataset.myturn === '1'", timeout=5000)
         assert not page.get_by_test_id("skip").is_visible()

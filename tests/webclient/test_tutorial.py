@@ -399,6 +399,65 @@ def test_help_mode_names_the_pieces_of_the_board_and_picks_nothing(
     assert errors == []
 
 
+# A point inside `selector` where another piece lies on top of it (a ship under a
+# halo), or, for `covered` false, where it is the topmost piece.
+PIECE_AT = """([selector, over]) => {
+  for (const node of document.querySelectorAll(selector)) {
+    const box = node.getBoundingClientRect();
+    for (const [fx, fy] of [[0.5, 0.5], [0.3, 0.5], [0.7, 0.5], [0.5, 0.3], [0.5, 0.7]]) {
+      const [x, y] = [box.left + box.width * fx, box.top + box.height * fy];
+      const under = document.elementsFromPoint(x, y);
+      const mine = under.findIndex((n) => n === node || node.contains(n));
+      const covered = under.slice(0, mine).some((n) => n.closest(over));
+      if (mine >= 0 && (over ? covered : mine === 0)) return { x, y };
+    }
+  }
+  return null;
+}"""
+
+
+def test_help_mode_names_what_lies_under_a_tap_and_ships_under_halos(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    """A tap on an island's middle names the island (a tap's target is the board
+    itself once panning captured the pointer); a ship on a beach one may pick is
+    named as a ship, not only as the halo lying over it."""
+    page = open_page(browser, gateway, "en", DESKTOP)
+    errors: list[str] = []
+    watch_errors(page, errors)
+    page.goto(f"{gateway.url}/learn?lang=en")
+    page.get_by_test_id("learn").click()
+    learner = Learner(page, api, game_id(page), seed=2)
+    page.get_by_test_id("coach-stop").click()
+    ship_under_halo = ["[data-testid=board] .layer-ships .ship", ".target"]
+    for _ in range(12):
+        page.wait_for_function(
+            "() => document.body.dataset.myturn === '1' && document.body.dataset.busy !== '1'"
+        )
+        page.get_by_test_id("zoom-fit").click()
+        if page.evaluate(PIECE_AT, ship_under_halo):
+            break
+        learner.decide({})
+    page.get_by_test_id("help-toggle").click()
+    english = catalog("en")
+    label = page.get_by_test_id("help-label")
+    island = english["help.island"][1].split("{count}")[0].split(": ")[1]
+    for selector, over, wanted in [
+        (".tile-island .land", None, island),
+        (".layer-ships .ship", ".target", english["help.ship"].split("{")[0]),
+    ]:
+        point = page.evaluate(PIECE_AT, [f"[data-testid=board] {selector}", over])
+        assert point is not None, selector
+        page.mouse.click(point["x"], point["y"])
+        assert wanted in label.inner_text(), (selector, label.inner_text())
+        page.mouse.move(point["x"] + 1, point["y"] + 1)
+        page.wait_for_function(
+            "w => document.querySelector('[data-testid=help-label]').innerText.includes(w)",
+            arg=wanted,
+        )
+    assert errors == []
+
+
 @pytest.mark.parametrize("viewport", ["desktop", "phone"])
 def test_axe_finds_no_serious_violation_in_the_tutorial(
     browser: Browser, gateway: Running, viewport: str

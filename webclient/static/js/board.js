@@ -6,7 +6,7 @@
 // mirrored, whatever the page's writing direction.
 
 import {
-  SIZE, APOTHEM, centre, corners, towards, polar, tile, beachLayout, neighbour,
+  SIZE, APOTHEM, centre, corners, towards, polar, tile, beachLayout, neighbour, curveControl,
 } from "./geometry.js";
 import { el, shipPath, colourName, FILL } from "./ships.js";
 import { t, td, tn } from "./i18n.js";
@@ -48,14 +48,11 @@ export function newShips(before, after) {
   return out;
 }
 
-function curveControl(a, b, c) {
-  const mid = { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
-  return { x: c.x + (mid.x - c.x) * 0.35, y: c.y + (mid.y - c.y) * 0.35 };
-}
-
+// Through `points`; a point with `via` is reached along a foam path's curve.
 function arcPath(points) {
   if (points.length === 1) return `M${points[0].x},${points[0].y}l0.1,0`;
-  return points.map((p, i) => `${i ? "L" : "M"}${p.x.toFixed(1)},${p.y.toFixed(1)}`).join("");
+  const xy = (p) => `${p.x.toFixed(1)},${p.y.toFixed(1)}`;
+  return points.map((p, i) => (i ? (p.via ? `Q${xy(p.via)} ${xy(p)}` : `L${xy(p)}`) : `M${xy(p)}`)).join("");
 }
 
 export class Board {

@@ -92,6 +92,14 @@ function royal(action, view, me) {
   return ships > 1 ? [tn("consequence.royal_home", ships - 1)] : [];
 }
 
+// Free moorings on the island of beach `from`, that beach left out.
+function freeBesides(view, { q, r, index }) {
+  const now = shipsOn(view);
+  const placed = (view?.tiles ?? []).find((p) => hexKey(p.at) === `${q},${r}`);
+  return (tile(placed?.tile)?.beaches ?? [])
+    .reduce((sum, beach, i) => sum + (i === index ? 0 : beach.moorings - (now.get(`${q},${r},${i}`)?.length ?? 0)), 0);
+}
+
 // A voyage preview (game.js voyagePath): the danger that stops it, or where it ends.
 function voyage(path, view) {
   if (!path) return [];
@@ -101,8 +109,13 @@ function voyage(path, view) {
   if (end.kind === "fails") lines.push(tn("consequence.voyage_fails", colours, { danger: end.danger }));
   else if (most) lines.push(tn("consequence.voyage_passes", colours, { danger: most }));
   else lines.push(tn("consequence.voyage_colours", colours));
-  if (end.kind === "island") lines.push(t("consequence.voyage_lands", { island: islandAt(view, end.at) }));
-  else if (end.kind === "royal") lines.push(t("consequence.voyage_royal", { island: islandAt(view, end.at) }));
+  const island = end.at && islandAt(view, end.at);
+  const home = end.kind === "royal" || (end.kind === "island" && hexKey(end.at) === hexKey(path.from));
+  if (end.kind === "royal") lines.push(t("consequence.voyage_royal", { island }));
+  else if (home) lines.push(t("consequence.voyage_back", { island }));
+  else if (end.kind === "island") lines.push(t("consequence.voyage_lands", { island }));
+  // Back where it left with the other beaches full: it fills the same beach again.
+  if (home && !freeBesides(view, path.from)) lines.push(t("consequence.voyage_same", { island }));
   else if (end.kind === "open") lines.push(t("consequence.voyage_draws"));
   if (path.steps.length) lines.push(t("consequence.path_legend"));
   return lines;

@@ -8,7 +8,7 @@ import { Picker } from "./choices.js";
 import { h } from "./dom.js";
 import { disjunction, t, td, tn, list, has } from "./i18n.js";
 import { colourName, swatch } from "./ships.js";
-import { tile, neighbour, centre, towards } from "./geometry.js";
+import { tile, neighbour, centre, towards, curveControl } from "./geometry.js";
 import { entryHexes } from "./camera.js";
 import { Chronicle, fetchEntries } from "./history.js";
 import { prefs, SPEEDS } from "./settings.js";
@@ -341,6 +341,11 @@ export class GamePage {
     return !this.playing && this.queue.length === 0 && Number(this.shown?.sequence) === this.sequence;
   }
 
+  // The decision the server waits for now (null while entries of a batch are still coming).
+  latestDecision() {
+    return Number(this.snapshot?.sequence) === this.sequence ? this.snapshot.view?.decision : null;
+  }
+
   mine() {
     const decision = this.view?.decision;
     const seat = this.seat;
@@ -575,7 +580,9 @@ export class GamePage {
     const at = new Map((view.tiles ?? []).map((p) => [hexKey(p.at), p]));
     const on = (view.beaches ?? []).find((x) => hexKey(x.beach) === `${q},${r}` && (x.beach.index ?? 0) === b);
     const colours = new Set((on?.colours ?? []).map(colourName)).size;
-    const points = [centre(q, r), towards(q, r, dir)];
+    // From the beach, along each foam path's curve, to the beach it lands on: clear
+    // of the islands' names.
+    const points = [towards(q, r, dir, 0.6), towards(q, r, dir)];
     const steps = [];
     let end = { kind: "open" };
     let [cq, cr, d] = [q, r, dir];
@@ -584,7 +591,7 @@ export class GamePage {
       const placed = at.get(`${nq},${nr}`);
       const info = placed ? tile(placed.tile) : null;
       if (!info || info.kind !== "sea") {
-        if (info) points.push(centre(nq, nr));
+        if (info) points.push(towards(nq, nr, (d + 3) % 6, 0.6));
         const royal = info && (view.royal ?? []).some((x) => hexKey(x.island) === `${nq},${nr}`);
         end = !info ? { kind: "open" } : royal ? { kind: "royal", at: { q, r } } : { kind: "island", at: { q: nq, r: nr } };
         break;
@@ -597,14 +604,15 @@ export class GamePage {
       const exit = found[0] === enter ? found[1] : found[0];
       const mid = centre(nq, nr);
       steps.push({ at: { x: (mid.x * 2 + towards(nq, nr, enter).x) / 3, y: (mid.y * 2 + towards(nq, nr, enter).y) / 3 }, danger: found[2] });
-      points.push(mid, towards(nq, nr, exit));
+      const out = towards(nq, nr, exit);
+      points.push({ ...out, via: curveControl(towards(nq, nr, enter), out, mid) });
       if (found[2] > colours) {
         end = { kind: "fails", danger: found[2] };
         break;
       }
       [cq, cr, d] = [nq, nr, exit];
     }
-    return { points, steps, colours, group: on?.colours ?? [], end };
+    return { points, steps, colours, group: on?.colours ?? [], end, from: { q, r, index: b } };
   }
 
   // The speed control and "skip to now": built once, so a click never meets a new node.
@@ -678,7 +686,10 @@ export class GamePage {
       line = waiting ? `${t("status.open")} ${this.seatStatus(game)}` : this.seatStatus(game);
     }
     else if (state === "finished") line = t("status.finished");
-    else if (this.mine()) line = t("status.your_turn");
+    // Never "Waiting for" oneself: while others' moves play back, the decision the
+    // server waits for may already be this player's.
+    else if (this.mine() || (seat && [this.latestDecision(), view?.decision]
+      .some((d) => d && colourName(d.player) === colourName(seat.colour)))) line = t("status.your_turn");
     else if (view?.decision) line = t("status.waiting_for", { player: player(view.decision.player) });
     else line = "";
     const clock = this.clockLimit ? clockText(this.clockLimit, this.decidedAt) : null;

@@ -25,6 +25,12 @@ export function towards(q, r, dir, fraction = 1) {
   return { x: c.x + fraction * APOTHEM * Math.cos(a), y: c.y + fraction * APOTHEM * Math.sin(a) };
 }
 
+// The control point of the foam path from edge point `a` to edge point `b` of the hex centred at `c`.
+export function curveControl(a, b, c) {
+  const mid = { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
+  return { x: c.x + (mid.x - c.x) * 0.35, y: c.y + (mid.y - c.y) * 0.35 };
+}
+
 export function polar(c, angle, radius) {
   return { x: c.x + radius * Math.cos(angle), y: c.y + radius * Math.sin(angle) };
 }

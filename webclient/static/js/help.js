@@ -52,6 +52,20 @@ export function nameOf(node) {
   return "";
 }
 
+// Pieces a player points at for themselves; the rest (halos, beaches, tiles) lie around them.
+const THINGS = ".voyage, .waiting-group, .ghost, .royal, .ship";
+
+// What lies under a point of the screen, in words: every element there, not the
+// event's target (panning captures the pointer, so a tap's target is the board,
+// and a halo lies over the ships on its beach). A ship or mask comes first, then
+// the topmost piece if that is another one.
+export function namesAt(x, y) {
+  const nodes = document.elementsFromPoint(x, y);
+  const thing = nodes.find((n) => n.closest?.(THINGS));
+  const texts = [thing, ...nodes].map((n) => n && nameOf(n)).filter(Boolean);
+  return [...new Set(texts)].slice(0, 2).join(" ");
+}
+
 export class HelpMode {
   constructor(area) {
     this.area = area;
@@ -99,7 +113,8 @@ export class HelpMode {
   }
 
   name(event) {
-    const text = nameOf(event.target) || t("help.nothing");
+    const text = (event.clientX === undefined ? nameOf(event.target) : namesAt(event.clientX, event.clientY))
+      || t("help.nothing");
     if (this.text.textContent === text && event.type === "pointermove") return;
     this.text.textContent = text;
     this.label.dataset.piece = text;
