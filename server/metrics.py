@@ -1,6 +1,6 @@
 """The game server's Prometheus metrics (prometheus-client), one registry per server.
 
-``--metrics-port`` serves them over HTTP at ``/metrics``; README.md lists them.
+``--metrics-port`` serves them over HTTP at ``/metrics``; docs/operations.md lists them.
 """
 
 from __future__ import annotations

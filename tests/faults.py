@@ -49,7 +49,7 @@ ROOT = Path(__file__).resolve().parents[1]
 COLOURS = [pb.COLOUR_YELLOW, pb.COLOUR_ORANGE, pb.COLOUR_RED, pb.COLOUR_GREEN]
 FAULTS = ("twice", "kill", "stop", "restart", "address")
 
-#: Status codes a client retries (on another node), as README's retry rules say.
+#: Status codes a client retries (on another node), as docs/server.md's retry rules say.
 RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 
 
@@ -188,7 +188,10 @@ async def healthy(address: str, timeout: float = 2.0) -> bool:
 
 
 class Client:
-    """Talks to any node: a retryable refusal moves it on to the next node (README's rules)."""
+    """Talks to any node: a retryable refusal moves it on to the next node.
+
+    As the retry rules of docs/server.md say.
+    """
 
     def __init__(self, cluster: Cluster, first: int) -> None:
         self.cluster = cluster

@@ -3,7 +3,7 @@
 The commands are read from README.md at test time (never from a copy kept
 here), written to a temporary script and run by bash from the repository's
 root (or from a copy of it). Ports and folders are moved out of the way only
-through the flags and environment variables the README itself documents:
+through the flags and environment variables the README and docs/web.md document:
 ``TONGIAKI_WEB_PORT``, ``TONGIAKI_GAME_PORT`` and ``TONGIAKI_DATA_DIR`` for
 ``make run``, ``TONGIAKI_SERVER`` for the clients.
 """

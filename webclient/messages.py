@@ -187,6 +187,8 @@ TEXT_PLACEHOLDERS = frozenset(
         "acts",
         "players",
         "time",
+        # A game's title (My games: the game a rematch follows).
+        "game",
         # A list before its final item, and the final item ("a, b" or "c").
         "head",
         "final",

@@ -1,5 +1,5 @@
 """The gateway's Prometheus metrics (prometheus-client), one registry per app,
-served at ``/metrics`` (``TONGIAKI_METRICS``); README.md lists them."""
+served at ``/metrics`` (``TONGIAKI_METRICS``); docs/operations.md lists them."""
 
 from __future__ import annotations
 

@@ -41,7 +41,7 @@ module Tongiaki
                GRPC::Core::StatusCodes::CANCELLED].freeze
 
   # Calls refused with UNAVAILABLE (nothing done, or OUTCOME_UNKNOWN: done or not)
-  # are sent again as they were, request id included (README's retry rules).
+  # are sent again as they were, request id included (the retry rules of docs/server.md).
   CHANNEL_ARGS = {
     'grpc.enable_retries' => 1,
     'grpc.service_config' => JSON.generate(

@@ -165,7 +165,7 @@ def test_a_bots_round_is_played_back_step_by_step(
         page.wait_for_function(
             "t => !document.querySelector('[data-testid=skip]').hidden"
             " && document.querySelector('[data-testid=turn]').innerText === t",
-            arg="Your decision",  # status.your_turn
+            arg="Your turn",  # status.your_turn
         )
         page.get_by_test_id("skip").click()  # everything at once, then it is yellow's turn again
         page.wait_for_function("document.body.dataset.myturn === '1'", timeout=5000)
@@ -614,7 +614,7 @@ def test_lobby_options_your_turn_clock_and_a_rematch(
                 api.play(game, {"COLOUR_BLUE": joined["seat_token"]}, steps=1)
             time.sleep(0.05)
         page.wait_for_function("document.body.dataset.myturn === '1'")
-        assert page.title().startswith("● Your decision")
+        assert page.title().startswith("● Your turn")
         first = page.get_by_test_id("clock").inner_text()
         assert first.startswith("Time left: 0:5") or first == "Time left: 1:00", first
         page.wait_for_function(

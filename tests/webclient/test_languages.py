@@ -305,6 +305,8 @@ def test_the_rules_cover_every_locale_and_give_a_reason_for_each_wrong_word() ->
         "replay",
         "tonga",
         "game",
+        "route",
+        "seat",
     }
     main = [c for c in RULES["term"] if c not in partial]
     for concept in main:
@@ -337,19 +339,38 @@ def test_the_checks_catch_the_faults_they_were_made_for() -> None:
     assert register_faults("hu", hungarian, RULES)
     dutch: Texts = {"act.settle": "kolonist sturen", "stack.sea_tiles": ["{count} zeetegel"]}
     assert len(wrong_word_faults("nl", dutch, RULES)) == 2
+    seat = {"error.GAME_FULL": "Every seat is taken."}
+    assert term_faults("nl", seat, {"error.GAME_FULL": "Alle plaatsen zijn bezet."}, RULES)
     assert register_faults("nl", {"hint.place": "Klik op een open einde als u wilt."}, RULES)
     assert wrong_word_faults("fi", {"howto.no_ship": "et voi lisääntyä."}, RULES)
     assert not wrong_word_faults("fi", {"howto.expand": "Lisääntyminen: valitse saari"}, RULES)
     assert register_faults("fi", {"hint.place": "Valitkaa avoin reuna."}, RULES)
+    assert wrong_word_faults("fi", {"log.game_over_seas": "Viimeinen laatta on nostettu."}, RULES)
+    assert wrong_word_faults("hu", {"log.title": "Mi történt"}, RULES)
+    log = {"coach.marks": "the log describes it"}
+    assert term_faults("hu", log, {"coach.marks": "a napló"}, RULES)
     hebrew: Texts = {"pick.more_beaches": ["בחר/י עוד חוף {count}.", "בחר/י עוד {count} חופים."]}  # noqa: RUF001
     assert one_form_faults("he", hebrew, {0})
     assert register_faults("he", hebrew, RULES)
     assert register_faults("he", {"prefs.confirm": "בקש אישור לכל מהלך"}, RULES)
+    old_hebrew: Texts = {
+        "takeback.hint": "אפשרי עד שנשלף אריח או ששחקן אחר מחליט.",
+        "consequence.voyage_royal": "אי מלכותי חוסם את הדרך: הקבוצה חוזרת ועולה ליבשה ב{island}.",
+    }
+    assert len(wrong_word_faults("he", old_hebrew, RULES)) == 2
+    route = {"consequence.voyage_royal": "A royal island blocks the route: the group turns back."}
+    assert term_faults("he", route, old_hebrew, RULES)
     japanese = {
         "log.game_over_seas": "最後の海タイルが出ました。ゲーム終了です。",
         "end.tie_ships": "{first}のほうが島の船が少ない（{a}対{b}）。",  # noqa: RUF001
     }
     assert len(register_faults("ja", japanese, RULES)) == 2
+    old_japanese = {
+        "decision.emigrate": "連続移動：満員の浜辺と桟橋を選んでください",  # noqa: RUF001
+        "howto.landing": "入らない船を手番のプレーヤーが選びます。",
+        "help.intro": "盤上の部品を指すかタップすると、それが何かを表示します。",
+    }
+    assert len(wrong_word_faults("ja", old_japanese, RULES)) == 3
 
 
 # ---------------------------------------------------------------- lists
