@@ -47,6 +47,10 @@ async def running(
     (``config``: more fields of :class:`Config`; per-client limits are off
     unless ``clients`` is given, as one test client plays every seat)."""
     config.setdefault("clients", ClientLimits(games_per_minute=0, watches_per_client=0))
+    # The client shares the server's event loop here, so a busy machine can hold a
+    # lease's renewal back: a long lease keeps a test's games with their one node
+    # (the node tests and the fault suite run nodes of their own with short leases).
+    config.setdefault("lease", 10.0)
     server = await start(
         Config(
             host="127.0.0.1",
