@@ -94,7 +94,7 @@ export class Board {
 
   set userMoved(on) {
     this.camera.manual = on;
-    if (!on) this.camera.followed = false;
+    if (!on) this.camera.refit = true;
   }
 
   // ------------------------------------------------------------------ drawing

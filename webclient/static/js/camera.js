@@ -59,6 +59,8 @@ export class Camera {
     this.manual = false;
     this.decisionKey = null;
     this.peeked = null;
+    // Asked to show the whole board at the next settle (a replay's every step).
+    this.refit = false;
   }
 
   // `box` grown to the screen's shape and to the closest view allowed, same centre.
@@ -88,21 +90,22 @@ export class Camera {
     this.board.moveTo(this.board.wholeBox(), 0);
   }
 
-  // A board shown without a decision of this player: the whole of it, unless the
-  // view was moved (by hand, or to follow an entry); a finished game's whole board.
-  // The game's end is shown whole once, even after a manual zoom (the player's last).
+  // A board shown without a decision of this player: the whole of it when nothing
+  // is framed yet; afterwards the view stays where it is (a decision just made stays
+  // in sight, and the others' entries are followed where they happen). A finished
+  // game's whole board, shown once even after a manual zoom (the player's last).
   settle(view) {
     const ended = Boolean(view?.result?.length);
     if (ended && !this.ended) this.manual = false;
     this.ended = ended;
-    if (!this.manual && (!this.followed || ended)) this.board.moveTo(this.board.wholeBox(), 0);
+    if (!this.manual && (!this.board.framed || this.refit || ended)) this.board.moveTo(this.board.wholeBox(), 0);
+    this.refit = false;
   }
 
   // Before an entry plays: frame where it happens. Resolves once the view is there.
   follow(entry, speed = 1) {
     const want = hexBox(entryHexes(entry), SIZE * 0.15);
     if (!want || this.manual) return Promise.resolve();
-    this.followed = true;
     if (inside(want, this.board.goal)) return Promise.resolve();
     return this.go(want, speed ? 450 / speed : 0);
   }
