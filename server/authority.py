@@ -328,6 +328,29 @@ class Authority:
             past.sequence += 1
         return past
 
+    async def _boards_after(self, after: int, viewer: str | None) -> dict[int, bytes]:
+        """The ``boards`` fields of the entries after ``after`` (a watch resumes
+        there), by sequence: rebuilt from the checkpoint before ``after``."""
+        checkpoint = self.checkpoint(after)
+        start = checkpoint.sequence if checkpoint is not None else 0
+        entries: list[Entry] = []
+        while start + len(entries) < self.sequence:
+            run = await self._store.entries(
+                self.id, start + len(entries), self.sequence - start - len(entries)
+            )
+            if not run:
+                break
+            entries.extend(run)
+        past = Authority.rebuilt(
+            self.setup, self._store, self._limits, checkpoint, entries[: after - start]
+        )
+        made = {}
+        for entry in entries[after - start :]:
+            past._apply(log_entries.parse(entry.kind, entry.body))
+            past.sequence += 1
+            made[past.sequence] = convert.board_field(*past.latest(viewer))
+        return made
+
     def window(self) -> list[Frame]:
         """The frames memory holds, with the seat that submitted each (if any)."""
         return list(zip(self._frames, self._owners, strict=True))
@@ -372,6 +395,12 @@ class Authority:
                 and self.sequence - after <= self._limits.replay_from_store
             ):
                 replay = [*await older(after, self._first_frame - 1), *self.window()]
+            if replay is not None and boards and after is not None:
+                made = await self._boards_after(after, viewer)
+                replay = [
+                    (frame + made.get(sequence, b""), owner)
+                    for sequence, (frame, owner) in enumerate(replay, after + 1)
+                ]
             if replay is not None:
                 first = b"".join(frame for frame, owner in replay if skip is None or owner != skip)
                 first = first or convert.caught_up(self.sequence)

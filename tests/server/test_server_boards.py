@@ -62,6 +62,13 @@ def test_a_watch_carries_the_board_after_every_entry_as_its_viewer_sees_it(
                     assert board.game.sequence == sequence
                 assert boards[entries[-1]].view.step == last
                 assert boards[entries[-1]].game.state == pb.GAME_STATE_FINISHED
+                # A watch resumed from the store gets the boards of the entries it replays.
+                request = spb.WatchGameRequest(name=name, after_sequence=2, include_boards=True)
+                metadata = auth(tokens[yellow]) if viewer else []
+                again = [m async for m in stub.WatchGame(request, metadata=metadata)]
+                replayed = {b.sequence: b for m in again for b in m.boards}
+                assert sorted(replayed) == list(range(3, entries[-1] + 1))
+                assert all(replayed[s] == boards[s] for s in boards)
 
     asyncio.run(main())
 
