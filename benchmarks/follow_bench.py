@@ -9,7 +9,7 @@ and, for an entry that comes without the board after it, ``GET
 /api/v1/games/ID?at_sequence=N``: what the page did before entries carried
 their boards). Prints the CPU seconds of the server and the gateway processes
 (``/proc``, user + system) for each run, and their difference per entry and
-browser, times the entries of a game: the cost of one browser following one
+browser, times 125 entries: the cost of one browser following one
 whole game.
 
     python benchmarks/follow_bench.py                      # this tree
@@ -35,6 +35,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.load_bench import _cpu_seconds, _listening_port  # noqa: E402
+
+#: Entries of the game the figures are given for (the length of a typical 4-bot game).
+GAME = 125
 
 COLOURS = ["COLOUR_YELLOW", "COLOUR_RED", "COLOUR_GREEN", "COLOUR_BLUE"]
 
@@ -223,13 +226,12 @@ def main() -> None:
             # Per entry played, so that games of different lengths compare.
             (alone, quiet), (followed, busy) = figures[0], figures[args.browsers]
             per = [(followed[i] / busy - alone[i] / quiet) / args.browsers for i in range(2)]
-            mean = (quiet + busy) / (2 * args.games)
-            whole = [p * mean * 1000 for p in per]
+            whole = [p * GAME * 1000 for p in per]
             print(
-                f"per browser following a whole game ({mean:.0f} entries): server"
+                f"per browser following a whole game ({GAME:.0f} entries): server"
                 f" {whole[0]:.1f} ms, gateway {whole[1]:.1f} ms, together {sum(whole):.1f} ms CPU"
             )
-            game = [alone[i] / quiet * mean * 1000 for i in range(2)]
+            game = [alone[i] / quiet * GAME * 1000 for i in range(2)]
             print(
                 f"the game itself, followed by nobody: server {game[0]:.1f} ms,"
                 f" gateway {game[1]:.1f} ms CPU"
@@ -240,13 +242,13 @@ def main() -> None:
             cpu = _cpu_seconds(server.pid), _cpu_seconds(gateway.pid)
             played, received = behind(client, args.games, args.browsers)
             used = _cpu_seconds(server.pid) - cpu[0], _cpu_seconds(gateway.pid) - cpu[1]
-            # The games were played meanwhile: take off their cost, measured above.
+            # The games were played GAMEwhile: take off their cost, measured above.
             own = [alone[i] / quiet * played for i in range(2)]
             used = used[0] - own[0], used[1] - own[1]
             print(f"{played:>8} {client.past:>7} {used[0]:>9.3f} {used[1]:>9.3f}")
-            whole = [used[i] / played / args.browsers * mean * 1000 for i in range(2)]
+            whole = [used[i] / played / args.browsers * GAME * 1000 for i in range(2)]
             print(
-                f"per browser catching up with a whole game ({mean:.0f} entries): server"
+                f"per browser catching up with a whole game ({GAME:.0f} entries): server"
                 f" {whole[0]:.1f} ms, gateway {whole[1]:.1f} ms, together {sum(whole):.1f} ms CPU"
             )
         finally:

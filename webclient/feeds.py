@@ -18,6 +18,7 @@ import json
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -26,6 +27,12 @@ from webclient.upstream import Upstream, UpstreamError, responses
 from webclient.wire import to_json
 
 log = logging.getLogger(__name__)
+
+#: How many of the latest entries keep the board after them (a whole game,
+#: mostly: a browser catching up plays it back board by board); older ones are
+#: held without it (a browser that far behind draws the next board it gets),
+#: so a feed holds at most this many boards (some 4 KB each).
+BOARDS_KEPT = 256
 
 #: Reasons after which watching again cannot help.
 FATAL = {"GAME_NOT_FOUND", "INVALID_REQUEST", "TOKEN_INVALID", "TOKEN_WRONG_GAME"}
@@ -66,6 +73,8 @@ class Feed:
         self._start_after = start_after
         self._base = start_after or 0
         self._frames: list[bytes] = []
+        # The last BOARDS_KEPT frames without their boards, to replace them by.
+        self._bare: deque[bytes] = deque()
         self._done = False
         self._error: UpstreamError | None = None
         self._stopped = False
@@ -171,6 +180,7 @@ class Feed:
         with self._cond:
             self._base = snapshot.sequence
             self._frames = []
+            self._bare.clear()
             self._latest = frame("snapshot", to_json(snapshot), snapshot.sequence)
             self._cond.notify_all()
 
@@ -187,12 +197,17 @@ class Feed:
                 if entry.sequence != self.last + 1:
                     continue
                 data: dict[str, Any] = {"sequence": str(entry.sequence), "entry": to_json(entry)}
+                self._bare.append(frame("entry", data, entry.sequence))
                 board = boards.get(entry.sequence)
                 if entry is entries[-1]:
                     data["snapshot"] = latest = to_json(board or snapshot)
                 elif board is not None:
                     data["snapshot"] = to_json(board)
                 self._frames.append(frame("entry", data, entry.sequence))
+                if len(self._bare) > BOARDS_KEPT:
+                    bare = self._bare.popleft()
+                    if len(self._frames) > BOARDS_KEPT:
+                        self._frames[-BOARDS_KEPT - 1] = bare
             if snapshot.sequence == self.last:
                 latest = latest or to_json(snapshot)
                 self._latest = frame("snapshot", latest, snapshot.sequence)
