@@ -28,14 +28,14 @@ sys.path.insert(0, str(ROOT))
 
 import grpc  # noqa: E402
 
-from server import convert  # noqa: E402
 from server.app import Config, start  # noqa: E402
-from server.authority import Authority, Limits  # noqa: E402
-from server.gen.tongiaki.v1 import game_pb2 as pb  # noqa: E402
-from server.gen.tongiaki.v1 import game_service_pb2 as spb  # noqa: E402
-from server.gen.tongiaki.v1 import game_service_pb2_grpc as rpc  # noqa: E402
-from server.limits import ClientLimits  # noqa: E402
+from server.game.authority import Authority, Limits  # noqa: E402
+from server.rpc import codec as convert  # noqa: E402
+from server.rpc.limits import ClientLimits  # noqa: E402
 from server.storage.base import Store  # noqa: E402
+from tongiaki.v1 import game_pb2 as pb  # noqa: E402
+from tongiaki.v1 import game_service_pb2 as spb  # noqa: E402
+from tongiaki.v1 import game_service_pb2_grpc as rpc  # noqa: E402
 
 COLOURS = [pb.COLOUR_YELLOW, pb.COLOUR_RED, pb.COLOUR_GREEN, pb.COLOUR_BLUE]
 

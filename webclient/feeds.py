@@ -22,7 +22,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from server.gen.tongiaki.v1 import game_pb2 as pb
+from tongiaki.v1 import game_pb2 as pb
 from webclient.upstream import Upstream, UpstreamError, responses
 from webclient.wire import to_json
 
