@@ -140,6 +140,9 @@ class Game:
         self._last = False
         self._why = ""
         self._options: tuple[Action, ...] | None = None
+        #: The canonical JSON of each option, and (worked out by :meth:`apply` only)
+        #: the option number of each.
+        self._keys: tuple[str, ...] = ()
         self._index: dict[str, int] | None = None
         self._place(TILES[START_ISLAND], (0, 0), 0)
 
@@ -238,7 +241,7 @@ class Game:
                 return ()
             keyed = sorted(self._enumerate(), key=_first)
             self._options = tuple(o for _, o in keyed)
-            self._index = {k: i for i, (k, _) in enumerate(keyed)}
+            self._keys = tuple(k for k, _ in keyed)
         return self._options
 
     def _context(self) -> dict[str, Json]:
@@ -317,7 +320,8 @@ class Game:
                 )
         validate(action)
         self.options()
-        assert self._index is not None
+        if self._index is None:  # only the checked path looks options up by their JSON
+            self._index = {k: i for i, k in enumerate(self._keys)}
         index = self._index.get(canonical(action))
         if index is None:
             raise ActionError(
@@ -381,29 +385,7 @@ class Game:
         self._events = []
         self._options = None
         self._index = None
-        act = action["act"]
-        if act == "setup":
-            self._act_setup(action)
-        elif act == "expand":
-            self._act_expand(action)
-        elif act == "royal":
-            self._act_royal(action)
-        elif act == "settle":
-            self._act_settle()
-        elif act == "tonga":
-            self._act_tonga(action)
-        elif act == "single":
-            self._act_single(action)
-        elif act == "emigrate":
-            self._act_emigrate(action)
-        elif act == "land":
-            self._act_land(action)
-        elif act == "place":
-            self._act_place(action)
-        elif act == "settle_ship":
-            self._act_settle_ship(action)
-        else:  # pragma: no cover - validate() admits no other act
-            raise AssertionError(act)
+        _ACTS[action["act"]](self, action)
         return self._events
 
     # ------------------------------------------------------------------ board
@@ -602,7 +584,7 @@ class Game:
         )
         self._end_turn()
 
-    def _act_settle(self) -> None:
+    def _act_settle(self, action: Action) -> None:
         """R10.1: every ship of the player on a beach goes home."""
         player = self.seats[self._active]
         returned = 0
@@ -760,11 +742,11 @@ class Game:
         player = self.seats[self._active]
         q, r = self._island
         left = list(self._group)
+        ships = list(self._ships[(q, r)])
         for b, colour in action["ships"]:
             left.remove(colour)
-            ships = list(self._ships[(q, r)])
-            ships[b] = tuple(sorted((*ships[b], colour)))
-            self._set_ships((q, r), tuple(ships))
+            ships[b] = (*ships[b], colour)
+        self._set_ships((q, r), tuple(tuple(sorted(s)) for s in ships))
         for colour in left:
             self._supply[colour] += 1
         self._emit(
@@ -810,10 +792,7 @@ class Game:
         """R4, R5, R9, R10: the options at the start of a turn."""
         options: list[Keyed] = []
         for count, act, data in self._turn_groups():
-            if act == "expand":
-                options += data[1]
-            else:
-                options += (_turn_option(act, data, i) for i in range(count))
+            options += data[1] if act == "expand" else _group_options(act, data, count)
         return options
 
     def _turn_groups(self) -> list[tuple[int, str, Any]]:
@@ -835,7 +814,7 @@ class Game:
         if mine:
             # R5: expand on an island with ships of one's own (R5.3: take one first
             # when the supply is empty); R9: found a royal island.
-            takes: list[tuple[int, int, int]] | None = None
+            takes: tuple[tuple[int, int, int], ...] | None = None
             for (q, r), n in mine.items():
                 beaches = len(self._ships[(q, r)])
                 if supply:
@@ -843,12 +822,12 @@ class Game:
                     groups.append((len(expansions), "expand", ((q, r), expansions)))
                     continue
                 if takes is None:
-                    takes = [
+                    takes = tuple(
                         (t[0], t[1], b)
                         for t in mine
                         for b, s in enumerate(self._ships[t])
                         if player in s
-                    ]
+                    )
                 groups.append((len(takes) * beaches, "take", ((q, r), beaches, takes)))
             if self._founded[player] < 2:
                 for at in mine:
@@ -860,21 +839,21 @@ class Game:
         tonga = self._tonga_hex()
         if tonga is not None and supply >= 2:
             free = self._free(tonga)
-            pairs = [
+            pairs = tuple(
                 (b1, b2)
                 for b1 in range(len(free))
                 for b2 in range(b1, len(free))
                 if free[b1] >= (2 if b1 == b2 else 1) and free[b2] >= 1
-            ]
+            )
             groups.append((len(pairs), "tonga", pairs))
         if supply >= 1:
-            singles = [
+            singles = tuple(
                 (at[0], at[1], b)
                 for at in self._ships
                 if at != tonga and at not in self._royal
                 for b, f in enumerate(self._free(at))
                 if f
-            ]
+            )
             groups.append((len(singles), "single", singles))
         return groups
 
@@ -1050,6 +1029,20 @@ _MUTABLE = (
     "_full",
 )
 
+#: What each act does: the method of :class:`Game` that applies it.
+_ACTS: dict[str, Callable[[Game, Action], None]] = {
+    "setup": Game._act_setup,
+    "expand": Game._act_expand,
+    "royal": Game._act_royal,
+    "settle": Game._act_settle,
+    "tonga": Game._act_tonga,
+    "single": Game._act_single,
+    "emigrate": Game._act_emigrate,
+    "land": Game._act_land,
+    "place": Game._act_place,
+    "settle_ship": Game._act_settle_ship,
+}
+
 _MOORINGS: dict[str, tuple[int, ...]] = {t.id: t.moorings for t in TILES.values()}
 _FACES: dict[tuple[str, int], frozenset[int]] = {
     (t.id, rot): t.faces(rot) for t in TILES.values() for rot in range(6)
@@ -1110,6 +1103,13 @@ def rank(points: dict[str, int], islands: dict[str, int], ships: dict[str, int])
     """R13: most points, then presence on more islands, then fewer ships; ties share a rank."""
     key = {c: (-points[c], -islands[c], ships[c]) for c in points}
     return {c: 1 + sum(1 for o in points if key[o] < key[c]) for c in points}
+
+
+@lru_cache(maxsize=4096)
+def _group_options(act: str, data: Any, count: int) -> tuple[Keyed, ...]:
+    """Every option of a group of :meth:`Game._turn_groups`, remembered (options are
+    never changed once made, so games share them)."""
+    return tuple(_turn_option(act, data, i) for i in range(count))
 
 
 def _turn_option(act: str, data: Any, index: int) -> Keyed:
