@@ -106,6 +106,15 @@ class QuietGraph:
         """The position of ``ships`` (royal islands' beaches are always empty)."""
         return tuple(pack(colours) for at in self.islands for colours in ships[at])
 
+    def moved(self, position: Position, at: Hex, ships: tuple[Colours, ...]) -> Position | None:
+        """``position`` with the island at ``at`` now holding ``ships`` (None if the
+        island is not in this graph)."""
+        i = self._index.get(at)
+        if i is None:
+            return None
+        first, last = self._first[i], self._first[i + 1]
+        return (*position[:first], *map(pack, ships), *position[last:])
+
     def beach(self, at: Hex, b: int) -> int:
         """The flat index of beach ``b`` of the island at ``at``."""
         return self._first[self._index[at]] + b
@@ -183,20 +192,41 @@ class QuietGraph:
         """The quiet emigrations of ``position`` as (flat beach, destination island).
 
         None when the position ends by itself: no beach is full, or a loud
-        emigration is available. ``full`` lists its full beaches.
+        emigration is available. ``full`` lists its full beaches. (What
+        :meth:`_quiet_dest` says of each route, written out: this is the
+        search's inner loop.)
         """
         if not full:
             return None
-        always_loud = self._always_loud
+        routes, always_loud = self._routes, self._always_loud
         for k in full:
-            self.routes(k)
+            if routes[k] is None:
+                self.routes(k)
             if always_loud[k]:
                 return None
+        first, capacity, island_of = self._first, self._capacity, self._island_of
+        #: Ships on each destination island, counted once.
+        used: dict[int, int] = {}
         quiet: list[tuple[int, int]] = []
         for k in full:
-            for route in self.routes(k):
-                dest = self._quiet_dest(position, k, route)
-                if dest < 0:
+            group = position[k]
+            ships = group & _SIZE
+            colours = 0
+            for dest, danger in routes[k]:  # type: ignore[union-attr]
+                if danger:
+                    if not colours:
+                        colours = colour_count(group)
+                    if danger > colours:
+                        return None
+                on = used.get(dest)
+                if on is None:
+                    on = used[dest] = sum(
+                        v & _SIZE for v in position[first[dest] : first[dest + 1]]
+                    )
+                free = capacity[dest] - on
+                if dest == island_of[k]:
+                    free += ships
+                if ships > free:
                     return None
                 quiet.append((k, dest))
         return quiet

@@ -415,7 +415,9 @@ class Game:
     def _set_ships(self, at: Hex, ships: tuple[Colours, ...]) -> None:
         """Every change of the ships on an island goes through here."""
         self._ships[at] = ships
-        self._position = None
+        if self._position is not None:
+            # The graph is there whenever the position is; only this island's beaches change.
+            self._position = self._graph.moved(self._position, at, ships)  # type: ignore[union-attr]
         moorings = _MOORINGS[self._tiles[at][0].id]
         full = self._full
         for b, colours in enumerate(ships):
