@@ -794,7 +794,10 @@ class Game:
         """R4, R5, R9, R10: the options at the start of a turn."""
         options: list[Keyed] = []
         for count, act, data in self._turn_groups():
-            options += data[1] if act == "expand" else _group_options(act, data, count)
+            if act == "expand":
+                options += data[1]
+            else:
+                options += [_turn_option(act, data, i) for i in range(count)]
         return options
 
     def _turn_groups(self) -> list[tuple[int, str, Any]]:
@@ -1107,34 +1110,42 @@ def rank(points: dict[str, int], islands: dict[str, int], ships: dict[str, int])
     return {c: 1 + sum(1 for o in points if key[o] < key[c]) for c in points}
 
 
-@lru_cache(maxsize=4096)
-def _group_options(act: str, data: Any, count: int) -> tuple[Keyed, ...]:
-    """Every option of a group of :meth:`Game._turn_groups`, remembered (options are
-    never changed once made, so games share them)."""
-    return tuple(_turn_option(act, data, i) for i in range(count))
-
-
 def _turn_option(act: str, data: Any, index: int) -> Keyed:
     """Option number ``index`` of a group of :meth:`Game._turn_groups` (not expansions
     without a take, which come made)."""
-    if act == "settle":
-        return '{"act":"settle"}', {"act": "settle"}
     if act == "take":
         (q, r), beaches, takes = data
-        tq, tr, tb = takes[index // beaches]
-        b = index % beaches
-        return (
-            f'{{"act":"expand","beaches":[{b}],"island":[{q},{r}],"take":[{tq},{tr},{tb}]}}',
-            {"act": "expand", "beaches": [b], "island": [q, r], "take": [tq, tr, tb]},
-        )
-    if act == "royal":
-        q, r = data
-        return f'{{"act":"royal","island":[{q},{r}]}}', {"act": "royal", "island": [q, r]}
+        return _take_option((q, r), index % beaches, takes[index // beaches])
+    if act == "single":
+        return _beach_option("single", *data[index])
     if act == "tonga":
-        b1, b2 = data[index]
-        return f'{{"act":"tonga","beaches":[{b1},{b2}]}}', {"act": "tonga", "beaches": [b1, b2]}
-    q, r, b = data[index]
-    return _beach_option("single", q, r, b)
+        return _tonga_option(*data[index])
+    if act == "royal":
+        return _royal_option(*data)
+    return _SETTLE
+
+
+_SETTLE: Keyed = ('{"act":"settle"}', {"act": "settle"})
+
+
+@lru_cache(maxsize=8192)
+def _take_option(at: Hex, b: int, take: tuple[int, int, int]) -> Keyed:
+    """R5.3: one ship taken from beach ``take``, then placed on beach ``b`` of ``at``."""
+    (q, r), (tq, tr, tb) = at, take
+    return (
+        f'{{"act":"expand","beaches":[{b}],"island":[{q},{r}],"take":[{tq},{tr},{tb}]}}',
+        {"act": "expand", "beaches": [b], "island": [q, r], "take": [tq, tr, tb]},
+    )
+
+
+@cache
+def _tonga_option(b1: int, b2: int) -> Keyed:
+    return f'{{"act":"tonga","beaches":[{b1},{b2}]}}', {"act": "tonga", "beaches": [b1, b2]}
+
+
+@lru_cache(maxsize=1024)
+def _royal_option(q: int, r: int) -> Keyed:
+    return f'{{"act":"royal","island":[{q},{r}]}}', {"act": "royal", "island": [q, r]}
 
 
 def _draw_one(items: Sequence[T], below: Callable[[int], int]) -> T:
@@ -1157,5 +1168,7 @@ def _first(keyed: Keyed) -> str:
     return keyed[0]
 
 
+@lru_cache(maxsize=8192)
 def _beach_option(act: str, q: int, r: int, b: int) -> Keyed:
+    """An option that names one beach (shared by games: options are never changed)."""
     return f'{{"act":"{act}","beach":[{q},{r},{b}]}}', {"act": act, "beach": [q, r, b]}
