@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from itertools import combinations
+from operator import itemgetter
 from typing import Any, TypeVar
 
 from .actions import validate
@@ -39,6 +40,8 @@ Json = Any
 #: An option with its canonical JSON, the key it is sorted and matched by.
 Keyed = tuple[str, Action]
 T = TypeVar("T")
+#: The canonical JSON of a keyed option, which options are sorted by.
+_first = itemgetter(0)
 
 SETUP = "setup"
 TURN = "turn"
@@ -239,9 +242,12 @@ class Game:
         if self._options is None:
             if self._kind is None:
                 return ()
-            keyed = sorted(self._enumerate(), key=_first)
-            self._options = tuple(o for _, o in keyed)
-            self._keys = tuple(k for k, _ in keyed)
+            keyed = self._enumerate()
+            if keyed:
+                keyed.sort(key=_first)
+                self._keys, self._options = zip(*keyed, strict=True)
+            else:
+                self._keys, self._options = (), ()
         return self._options
 
     def _context(self) -> dict[str, Json]:
@@ -1162,10 +1168,6 @@ def _take_one(items: list[T], below: Callable[[int], int]) -> T:
 def _land_action(arrangement: tuple[int, ...]) -> Action:
     ships = [[b, c] for b, share in enumerate(arrangement) for c in unpack(share)]
     return {"act": "land", "ships": ships}
-
-
-def _first(keyed: Keyed) -> str:
-    return keyed[0]
 
 
 @lru_cache(maxsize=8192)
