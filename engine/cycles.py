@@ -101,6 +101,9 @@ class QuietGraph:
         self._routes: list[tuple[Route, ...] | None] = [None] * len(self._moorings)
         self._always_loud: list[bool] = [False] * len(self._moorings)
         self._can_end: dict[Position, bool] = {}
+        #: The last position :meth:`_full` was asked about, and its answer: one
+        #: decision asks about the same position several times.
+        self._full_of: tuple[Position, list[int]] = ((), [])
 
     def position(self, ships: Mapping[Hex, tuple[Colours, ...]]) -> Position:
         """The position of ``ships`` (royal islands' beaches are always empty)."""
@@ -185,8 +188,13 @@ class QuietGraph:
                 yield _ENDS, others
 
     def _full(self, position: Position) -> list[int]:
-        moorings = self._moorings
-        return [k for k, v in enumerate(position) if v & _SIZE == moorings[k]]
+        """The full beaches of ``position`` (the list is shared: never change it)."""
+        last, full = self._full_of
+        if position is not last:
+            moorings = self._moorings
+            full = [k for k, v in enumerate(position) if v & _SIZE == moorings[k]]
+            self._full_of = (position, full)
+        return full
 
     def _moves(self, position: Position, full: list[int]) -> list[tuple[int, int]] | None:
         """The quiet emigrations of ``position`` as (flat beach, destination island).
@@ -561,8 +569,23 @@ def _packed_arrangements(group: int, free: tuple[int, ...]) -> tuple[tuple[int, 
     if found is None:
         if len(_ARRANGEMENTS) >= _CACHE_LIMIT:
             _ARRANGEMENTS.clear()  # a long-running process keeps to a bounded size
-        found = _ARRANGEMENTS[key] = LandingPlan(group, free).every_arrangement()
+        found = _ARRANGEMENTS[key] = landing_plan(group, free).every_arrangement()
     return found
+
+
+_PLANS: dict[tuple[int, tuple[int, ...]], LandingPlan] = {}
+
+
+def landing_plan(group: int, free: tuple[int, ...]) -> LandingPlan:
+    """The :class:`LandingPlan` of a packed group on beaches with ``free`` moorings,
+    remembered (a plan never changes once made)."""
+    key = (group, free)
+    plan = _PLANS.get(key)
+    if plan is None:
+        if len(_PLANS) >= _CACHE_LIMIT:
+            _PLANS.clear()
+        plan = _PLANS[key] = LandingPlan(group, free)
+    return plan
 
 
 class LandingPlan:

@@ -18,7 +18,7 @@ from operator import itemgetter
 from typing import Any, TypeVar
 
 from .actions import validate
-from .cycles import LandingPlan, Position, QuietGraph, landings, pack, unpack
+from .cycles import Position, QuietGraph, landing_plan, landings, pack, unpack
 from .errors import ActionError, Reason, RecordError
 from .landing import Colours
 from .tiles import (
@@ -924,7 +924,7 @@ class Game:
 
     def _random_landing(self, below: Callable[[int], int]) -> Action:
         """One of :meth:`_land_options`, uniformly; R11.1 is checked only for draws."""
-        plan = LandingPlan(pack(self._group), self._free(self._island))
+        plan = landing_plan(pack(self._group), self._free(self._island))
         if self._restricted:
             graph, position = self._quiet_position()
             at = self._island
