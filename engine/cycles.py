@@ -14,7 +14,7 @@ bits above that; ships landing on a beach are then a plain addition.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Container, Iterable, Iterator, Mapping
 from heapq import heappop, heappush
 from operator import add
 
@@ -381,21 +381,25 @@ class QuietGraph:
         emigration the first one.
         """
         moorings, first = self._moorings, self._first
-        sizes = [v & _SIZE for v in position]
-        #: Beaches whose colours this test no longer knows (it counts ships only).
-        changed: set[int] = set()
+        #: The ships on the beaches this test has changed (the others: as in ``position``);
+        #: their colours it no longer knows (it counts ships only).
+        changed: dict[int, int] = {}
         pending = list(full)
         while pending:
             for k in pending if first_move is None else (first_move[0],):
-                ships = sizes[k]
-                group_colours = colour_count(position[k])
+                group = position[k]
+                ships = changed[k] if k in changed else group & _SIZE
+                group_colours = colour_count(group)
                 landing: list[int] | None = None
                 routes = self.routes(k) if first_move is None else (first_move[1],)
                 for dest, danger in routes:
                     if dest < 0 or (danger and danger > group_colours):
                         return True  # a loud emigration: the position ends by itself
-                    beaches = range(first[dest], first[dest + 1])
-                    room = {i: moorings[i] - (0 if i == k else sizes[i]) for i in beaches}
+                    room = {
+                        i: moorings[i]
+                        - (0 if i == k else changed[i] if i in changed else position[i] & _SIZE)
+                        for i in range(first[dest], first[dest + 1])
+                    }
                     if ships > sum(room.values()):
                         return True  # ships would not fit: loud
                     if self._fills_a_loud_beach(ships, room, position, k, changed):
@@ -404,11 +408,9 @@ class QuietGraph:
                         landing = _gentle_landing(ships, room)
                 first_move = None
                 if landing is not None:
-                    sizes[k] = 0
-                    changed.add(k)
+                    changed[k] = 0
                     for i in landing:
-                        sizes[i] += 1
-                        changed.add(i)
+                        changed[i] = (changed[i] if i in changed else position[i] & _SIZE) + 1
                     pending.remove(k)
                     break
             else:
@@ -416,7 +418,7 @@ class QuietGraph:
         return True
 
     def _fills_a_loud_beach(
-        self, ships: int, room: dict[int, int], position: Position, k: int, changed: set[int]
+        self, ships: int, room: dict[int, int], position: Position, k: int, changed: Container[int]
     ) -> bool:
         """Whether the group of flat beach ``k`` (``ships`` ships, its colours in
         ``position``) can land so that it fills a beach one of whose jetties is then loud:
