@@ -4,10 +4,10 @@ It shares nothing with ``engine`` but the tile catalogue (``engine.tiles``: data
 not rules). State is plain dicts and lists, options are listed by brute force
 (every landing arrangement enumerated and deduplicated by its JSON; R11's quiet
 positions searched breadth first on copies, up to the first position that ends),
-and a game is copied with ``copy.deepcopy``. It is what a careful first implementation would look like,
-and ``benchmarks/engine_bench.py`` plays the same random games through it and
-through the engine, checking that every decision offers the same options, to
-print how much faster the engine is.
+and a game is copied with ``copy.deepcopy``. It is what a careful first
+implementation would look like, and ``benchmarks/engine_bench.py`` plays the
+same random games through it and through the engine, checking that every
+decision offers the same options, to print how much faster the engine is.
 """
 
 from __future__ import annotations
