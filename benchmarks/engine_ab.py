@@ -78,8 +78,10 @@ def main() -> None:
                 listed(package, seed)
                 drawn(package, seed)
         best: dict[tuple[str, str], float] = {}
+        order = list(engines.items())
         for _ in range(args.rounds):
-            for name, package in engines.items():
+            order.reverse()  # each goes first in every other round
+            for name, package in order:
                 for play in (listed, drawn):
                     cpu = time.process_time()
                     for seed in range(1, args.games + 1):
