@@ -450,11 +450,17 @@ class Game:
         return self._islands_left == 0 or self._seas_left == 0
 
     def _add_ship(self, beach: Sequence[int], colour: str) -> None:
-        at = (beach[0], beach[1])
+        self._add_ships((beach[0], beach[1]), (beach[2],), colour)
+
+    def _add_ships(self, at: Hex, beaches: Iterable[int], colour: str) -> None:
+        """One ship of ``colour`` from supply on each of ``beaches`` of the island at ``at``."""
         ships = list(self._ships[at])
-        ships[beach[2]] = tuple(sorted((*ships[beach[2]], colour)))
+        n = 0
+        for b in beaches:
+            ships[b] = tuple(sorted((*ships[b], colour)))
+            n += 1
         self._set_ships(at, tuple(ships))
-        self._supply[colour] -= 1
+        self._supply[colour] -= n
 
     def _free(self, at: Hex) -> tuple[int, ...]:
         moorings = _MOORINGS[self._tiles[at][0].id]
@@ -549,9 +555,8 @@ class Game:
             self._supply[player] += 1
             self._emit("ship_taken", player=player, beach=list(take))
         q, r = action["island"]
+        self._add_ships((q, r), action["beaches"], player)
         beaches = [[q, r, b] for b in action["beaches"]]
-        for beach in beaches:
-            self._add_ship(beach, player)
         self._emit("ships_placed", player=player, beaches=beaches, why="expand")
         self._continue_chain()
 
@@ -560,9 +565,8 @@ class Game:
         player = self.seats[self._active]
         at = self._tonga_hex()
         assert at is not None
+        self._add_ships(at, action["beaches"], player)
         beaches = [[at[0], at[1], b] for b in action["beaches"]]
-        for beach in beaches:
-            self._add_ship(beach, player)
         self._emit("ships_placed", player=player, beaches=beaches, why="tonga")
         self._continue_chain()
 
