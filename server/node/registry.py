@@ -456,10 +456,18 @@ class Registry:
     # ------------------------------------------------------------ housekeeping
 
     async def _sweep(self) -> None:
-        """Let go of games nobody plays or watches here any more."""
+        """Let go of games nobody plays or watches here any more; keep the others driven."""
         while True:
             await asyncio.sleep(max(self.idle / 4, 0.05))
             self.evict_idle()
+            self.drive()
+
+    def drive(self) -> None:
+        """Let every game this node owns act by itself if it must (a bot to move, a turn
+        clock to run), whatever ended its bots' task or its clock before."""
+        for game in self._games.values():
+            if game.owner and not game.broken:
+                game.resume()
 
     def evict_idle(self, now: float | None = None) -> int:
         """Drop idle games from memory (their state is in the store); returns how many."""
