@@ -72,8 +72,9 @@ class Scenario:
     games: int
     seats: int
     spectators: int
-    #: Spectators' WatchGameRequest.gather_millis (0: each entry at once).
-    gather_ms: int = 0
+    #: Spectators' WatchGameRequest.gather_millis (0: each entry at once; None:
+    #: left out, the server's spectator default).
+    gather_ms: int | None = None
 
 
 # ---------------------------------------------------------------- client side
@@ -149,7 +150,7 @@ async def _spectator(
     name: str,
     sent: dict[int, float],
     delivery: list[float],
-    gather_ms: int = 0,
+    gather_ms: int | None = None,
 ) -> None:
     """Watch without a token; time each action's entry from when it was sent."""
     request = spb.WatchGameRequest(name=name, gather_millis=gather_ms)
@@ -173,7 +174,7 @@ async def _play(
     spread: bool,
     ready: Any,
     go: Any,
-    gather_ms: int = 0,
+    gather_ms: int | None = None,
 ) -> dict[str, Any]:
     """Create ``games`` games, open every watch, then on ``go`` start them and play."""
     # Two channels per node; game g lives on node g % len(ports).
@@ -517,8 +518,9 @@ def main() -> None:
     parser.add_argument(
         "--gather-ms",
         type=int,
-        default=0,
-        help="spectators ask for entries gathered this long (WatchGameRequest.gather_millis)",
+        default=None,
+        help="spectators ask for entries gathered this long (WatchGameRequest.gather_millis;"
+        " default: left out, the server's spectator default; 0: each entry at once)",
     )
     parser.add_argument("--json", action="store_true", help="print JSON lines only")
     parser.add_argument(

@@ -44,6 +44,9 @@ REQUEST_BYTES: dict[str, int] = {
 #: into the server's memory (the per-method limits above refuse the rest).
 MAX_MESSAGE_BYTES = 64 * 1024
 
+#: Longest wait of a watch for more entries to send together (gather_millis).
+MAX_GATHER_MILLIS = 100
+
 
 @dataclass(frozen=True)
 class ClientLimits:
@@ -57,6 +60,9 @@ class ClientLimits:
     watches_per_client: int = 512
     #: Peers whose ``x-forwarded-for`` metadata names the client (the web gateway).
     trusted_proxies: tuple[str, ...] = ()
+    #: How long a spectator's watch gathers entries when it does not say
+    #: (WatchGameRequest.gather_millis left out), in milliseconds (0: at once).
+    spectator_gather_millis: int = 100
 
 
 def peer_address(peer: str) -> str:

@@ -26,7 +26,7 @@ from server.node.registry import Registry
 from server.rpc import codec as convert
 from server.rpc.codec import LEVEL_NAME
 from server.rpc.errors import ServerReason, ServiceError, invalid, to_status
-from server.rpc.limits import ClientLimits, Guard
+from server.rpc.limits import MAX_GATHER_MILLIS, ClientLimits, Guard
 from server.storage.base import Conflict, LeaseLapsed, OutcomeUnknown, Unavailable
 from tongiaki.v1 import game_pb2 as pb
 from tongiaki.v1 import game_service_pb2 as spb
@@ -41,8 +41,6 @@ MAX_REQUEST_ID = 64
 #: ListGameEntries pages.
 DEFAULT_ENTRIES = 500
 MAX_ENTRIES = 2000
-#: Longest wait of a watch for more entries to send together (gather_millis).
-MAX_GATHER_MILLIS = 100
 #: Longest turn clock, in seconds (a day).
 MAX_TURN_TIMEOUT = 86400.0
 
@@ -292,6 +290,10 @@ class GameService:
         after = request.after_sequence if request.HasField("after_sequence") else None
         if not 0 <= request.gather_millis <= MAX_GATHER_MILLIS:
             raise invalid(f"gather_millis must be 0..{MAX_GATHER_MILLIS}", field="gather_millis")
+        if request.HasField("gather_millis"):
+            gather = request.gather_millis
+        else:
+            gather = 0 if viewer is not None else self.guard.limits.spectator_gather_millis
         await self.registry.refresh(game)
         first, watcher = await game.watch(
             viewer,
@@ -299,7 +301,7 @@ class GameService:
             own,
             hold,
             older=self.registry.older(game.id),
-            gather=request.gather_millis / 1000,
+            gather=gather / 1000,
             boards=request.include_boards,
         )
         return game, viewer, first, watcher

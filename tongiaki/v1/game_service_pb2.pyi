@@ -419,6 +419,9 @@ class WatchGameRequest(_message.Message):
     """For a watcher that need not see each entry the moment it is made (a
     spectator of a fast game): once an entry is ready, wait this many
     milliseconds (0 to 100) for more and send them all in one message. 0: at once.
+    Left out: a seat's watch sends at once; a spectator's gathers for the
+    server's spectator default (100 ms unless the operator sets another), so
+    that many spectators of a fast game cost few messages.
     """
     include_boards: _builtins.bool
     """Every entry comes with the game right after it, as the caller sees it
@@ -434,16 +437,21 @@ class WatchGameRequest(_message.Message):
         exclude_own_actions: _builtins.bool = ...,
         hold_until_turn: _builtins.bool = ...,
         include_latest: _builtins.bool = ...,
-        gather_millis: _builtins.int = ...,
+        gather_millis: _builtins.int | None = ...,
         include_boards: _builtins.bool = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence", "after_sequence", b"after_sequence"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence", "_gather_millis", b"_gather_millis", "after_sequence", b"after_sequence", "gather_millis", b"gather_millis"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence", "after_sequence", b"after_sequence", "exclude_own_actions", b"exclude_own_actions", "gather_millis", b"gather_millis", "hold_until_turn", b"hold_until_turn", "include_boards", b"include_boards", "include_latest", b"include_latest", "name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence", "_gather_millis", b"_gather_millis", "after_sequence", b"after_sequence", "exclude_own_actions", b"exclude_own_actions", "gather_millis", b"gather_millis", "hold_until_turn", b"hold_until_turn", "include_boards", b"include_boards", "include_latest", b"include_latest", "name", b"name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__after_sequence: _TypeAlias = _typing.Literal["after_sequence"]  # noqa: Y015
     _WhichOneofArgType__after_sequence: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence"]  # noqa: Y015
+    _WhichOneofReturnType__gather_millis: _TypeAlias = _typing.Literal["gather_millis"]  # noqa: Y015
+    _WhichOneofArgType__gather_millis: _TypeAlias = _typing.Literal["_gather_millis", b"_gather_millis"]  # noqa: Y015
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__after_sequence) -> _WhichOneofReturnType__after_sequence | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__gather_millis) -> _WhichOneofReturnType__gather_millis | None: ...
 
 Global___WatchGameRequest: _TypeAlias = WatchGameRequest  # noqa: Y015
 

@@ -9,6 +9,7 @@ import grpc
 from server_harness import COLOURS, auth, error_info, new_game, refused, running
 
 from server.game.fanout import End, Hub
+from server.rpc.limits import ClientLimits
 from tongiaki.v1 import game_pb2 as pb
 from tongiaki.v1 import game_service_pb2 as spb
 from tongiaki.v1 import game_service_pb2_grpc as rpc
@@ -331,5 +332,30 @@ def test_gather_millis_is_bounded_and_a_gathering_spectator_sees_every_entry(
                 seen += [entry.sequence for entry in message.entries]
             assert seen == list(range(start + 1, start + 7))
             watch.cancel()
+
+    asyncio.run(main())
+
+
+def test_a_spectator_that_does_not_say_gathers_for_the_servers_default(tmp_path: Path) -> None:
+    """gather_millis left out: a spectator gathers for the server's spectator
+    default (so many spectators cost few messages), a seat gets each entry at
+    once, and a spectator that says 0 at once too."""
+
+    async def main() -> None:
+        clients = ClientLimits(games_per_minute=0, watches_per_client=0, spectator_gather_millis=70)
+        async with running(tmp_path, clients=clients) as (server, stub, _channel):
+            name, tokens = await new_game(stub, 2)
+            seat = next(iter(tokens.values()))
+            watches = [
+                stub.WatchGame(spb.WatchGameRequest(name=name)),
+                stub.WatchGame(spb.WatchGameRequest(name=name, gather_millis=0)),
+                stub.WatchGame(spb.WatchGameRequest(name=name), metadata=auth(seat)),
+            ]
+            for watch in watches:
+                assert (await watch.read()).snapshot.sequence >= 0
+            game = await server.registry.find(name)
+            assert sorted(w.gather for w in game.hub._watchers) == [0.0, 0.0, 0.07]
+            for watch in watches:
+                watch.cancel()
 
     asyncio.run(main())
