@@ -670,6 +670,8 @@ async () => {
   const board = {
     aspect: () => 390 / 500, svg: { clientWidth: 390 }, goal: { x: 0, y: 0, w: 1, h: 1 },
     framed: false, moveTo: (box) => { shown = box; },
+    scale: (b) => Math.min(390 / b.w, 500 / b.h),
+    wholeBox: () => ({ x: -2000, y: -2000, w: 4000, h: 5128 }),
   };
   new Camera(board).decide("k", { x: 0, y: 0, w: 600, h: 200 });
   const px = (x) => (x - shown.x) * 390 / shown.w;
@@ -684,5 +686,61 @@ def test_a_decision_is_framed_clear_of_the_zoom_buttons(browser: Browser, gatewa
         page.goto(f"{gateway.url}/?lang=en")
         where = page.evaluate(ZOOM_STRIP)
         assert where["right"] <= where["strip"] + 0.5, where
+    finally:
+        page.close()
+
+
+#: The camera's framing of a decision on a board of `size` CSS px: a board of
+#: `tiles` (its whole box), targets in `bounds`; then the next decision of the
+#: same chain (key + 1) with targets in `next`. The boxes shown, in board units.
+FRAMING = """
+async ([size, whole, bounds, next]) => {
+  const { Camera } = await import("/static/js/camera.js");
+  const shown = [];
+  const scale = (b) => Math.min(size[0] / b.w, size[1] / b.h);
+  const board = {
+    aspect: () => size[0] / size[1], svg: { clientWidth: size[0] },
+    goal: { x: 0, y: 0, w: 1, h: 1 }, framed: false, scale, wholeBox: () => whole,
+    moveTo(box) { shown.push(box); this.goal = box; this.framed = true; },
+  };
+  const camera = new Camera(board);
+  camera.decide(7, bounds);
+  camera.decide(8, next);
+  return shown.map((b) => ({ ...b, scale: scale(b) }));
+}
+"""
+
+
+def test_a_decision_is_framed_with_its_surroundings_and_a_chain_keeps_the_view(
+    browser: Browser, gateway: Running
+) -> None:
+    page = browser.new_page(viewport=DESKTOP)
+    try:
+        page.goto(f"{gateway.url}/?lang=en")
+        board = [1010, 730]
+        target = {"x": 0, "y": 0, "w": 120, "h": 100}
+        near = {"x": 150, "y": 60, "w": 120, "h": 100}
+        # A board that fits at a readable size is shown whole.
+        small = {"x": -600, "y": -430, "w": 1200, "h": 867}
+        shown = page.evaluate(FRAMING, [board, small, target, near])
+        assert shown == [{**small, "scale": pytest.approx(1010 / 1200)}], shown
+        # A big board: the targets with their surroundings, never closer than 1 px a
+        # unit (about seven hexes across on a desktop), the targets inside.
+        big = {"x": -3000, "y": -2168, "w": 6000, "h": 4336}
+        shown = page.evaluate(FRAMING, [board, big, target, near])
+        assert len(shown) == 1, shown  # the chain's next decision kept the view
+        box = shown[0]
+        assert box["scale"] <= 1.0 + 1e-9
+        assert box["w"] >= 7 * SIZE
+        for t in (target, near):
+            assert box["x"] <= t["x"] and t["x"] + t["w"] <= box["x"] + box["w"]
+            assert box["y"] <= t["y"] and t["y"] + t["h"] <= box["y"] + box["h"]
+        # A target of the next decision off screen: it is framed again.
+        far = {"x": 2000, "y": 1500, "w": 120, "h": 100}
+        shown = page.evaluate(FRAMING, [board, big, target, far])
+        assert len(shown) == 2, shown
+        # A phone: the same, at the phone's closest (a hex and its neighbours).
+        shown = page.evaluate(FRAMING, [[390, 480], big, target, near])
+        assert len(shown) == 1 and shown[0]["w"] >= 5 * SIZE - 1e-6, shown
     finally:
         page.close()

@@ -515,6 +515,14 @@ export class GamePage {
     const undo = back !== null ? this.renderUndo(back) : null;
     if (undo && decision) decision.append(undo);
     this.dock.replaceChildren(...(narrow && decision ? [decision] : narrow && undo ? [h("section", { class: "card decision" }, undo)] : []));
+    // A phone's decision is docked over the board's bottom (app.css .dock): the view
+    // keeps clear of that strip for the whole game, so it never moves as the dock comes and goes.
+    const area = this.boardArea.clientHeight;
+    const reserve = narrow && this.seat && state === "active" ? Math.min(0.42 * area, 16 * parseFloat(getComputedStyle(document.documentElement).fontSize)) : 0;
+    if (reserve !== this.board.reserve) {
+      this.board.reserve = reserve;
+      this.board.applyBox();
+    }
     this.board.render(view, this.picker, { ...boardOptions, marks: this.marks, decisionKey: this.sequence, ...this.preview(view) });
     this.boardHint.textContent = view ? "" : t("board.before_start");
     this.renderPlayback();
