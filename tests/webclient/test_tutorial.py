@@ -544,4 +544,8 @@ def test_help_mode_names_what_a_spectator_taps(
         assert point is not None, selector
         page.mouse.click(point["x"], point["y"])
         assert wanted in label.inner_text(), (selector, label.inner_text())
+    # Escape leaves help mode.
+    page.keyboard.press("Escape")
+    assert label.is_hidden()
+    assert page.get_by_test_id("help-toggle").get_attribute("aria-pressed") == "false"
     assert errors == []
