@@ -546,6 +546,38 @@ def test_the_decision_panel_says_what_the_board_shows(
     assert "or confirm" in out["landSome"]["text"] and out["landSome"]["confirm"]
 
 
+OPTION_LABELS = """
+async () => {
+  const { describeOption } = await import("/static/js/text.js");
+  const view = { tiles: [
+    { at: {}, tile: "tonga" },
+    { at: { q: 1 }, tile: "sea-01" },
+  ] };
+  return {
+    // An open end of a sea tile: named by the island near it and its direction from it.
+    sea: describeOption({ place: { origin: { q: 1 }, dir: 5 } }, view, null),
+    island: describeOption({ place: { origin: {}, dir: 3 } }, view, null),
+    ship: describeOption({ settle_ship: { beach: { index: 2 } } }, view, null),
+  };
+}
+"""
+
+
+def test_option_labels_say_what_the_board_shows(browser: Browser, gateway: Running) -> None:
+    page = browser.new_page()
+    try:
+        page.goto(f"{gateway.url}/?lang=en")
+        page.get_by_test_id("create-game").wait_for()
+        labels = page.evaluate(OPTION_LABELS)
+    finally:
+        page.close()
+    assert labels == {
+        "sea": "New tile near Tonga, to the south-east",
+        "island": "New tile north of Tonga",
+        "ship": "Ship on Tonga, beach 3",
+    }
+
+
 def test_settings_stay_open_and_links_fit_the_reader(
     browser: Browser, gateway: Running, api: Api
 ) -> None:
