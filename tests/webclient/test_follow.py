@@ -453,6 +453,47 @@ def test_a_player_takes_back_a_move_but_not_after_a_draw(
     assert errors == []
 
 
+def test_an_undo_against_bots_takes_back_their_answers_too(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    """Bots answer at once here: the person's decision can still be undone after
+    their answers (no tile drawn), by one Undo naming it; the board is as before."""
+    errors: list[str] = []
+    context = browser.new_context(viewport=DESKTOP)
+    context.add_init_script(INSTANT)
+    page = context.new_page()
+    watch_errors(page, errors)
+    try:
+        game, token = bots_game(api, "yellow", ["red", "blue"])
+        page.goto(f"{gateway.url}/?lang=en")
+        sit(page, game, "COLOUR_YELLOW", token)
+        page.goto(f"{gateway.url}/games/{game}?lang=en")
+        page.set_default_timeout(BUSY)
+        page.wait_for_function("document.body.dataset.myturn === '1'")
+        before = int(state(page)["sequence"])
+        ships = page.locator("[data-testid=board] [data-testid=ship]").count()
+        pick_and_confirm(page, random.Random(3))
+        # Both bots answered (their set-up picks draw no tile): yellow decides again.
+        page.wait_for_function(
+            "s => +document.body.dataset.sequence >= s && document.body.dataset.myturn === '1'",
+            arg=before + 3,
+        )
+        assert page.locator("[data-testid=board] [data-testid=ship]").count() == ships + 3
+        undo = page.get_by_test_id("take-back")
+        assert undo.count() == 1 and "Undo (Ship on Tonga, beach" in undo.inner_text()
+        undo.click()
+        page.wait_for_function(
+            "s => +document.body.dataset.sequence === s && document.body.dataset.myturn === '1'",
+            arg=before + 4,
+        )
+        assert page.locator("[data-testid=board] [data-testid=ship]").count() == ships
+        assert page.get_by_test_id("take-back").count() == 0
+        shot(page, "undo-against-bots")
+    finally:
+        context.close()
+    assert errors == []
+
+
 def test_targets_are_44_px_and_the_decision_sits_over_the_board_on_a_phone(
     browser: Browser, gateway: Running, api: Api
 ) -> None:
