@@ -158,11 +158,12 @@ export class Camera {
       const over = box[s] >= whole[s] ? whole[p] + (whole[s] - box[s]) / 2 : clamp(box[p], whole[p], whole[p] + whole[s] - box[s]);
       box[p] = clamp(over, want[p] + want[s] - box[s], want[p]);
     }
-    // The zoom buttons lie over the board's right edge: the view widens until no
-    // target is under them.
+    // The zoom buttons lie over the board's right edge: the view moves right while
+    // the targets' left stays in, then widens until no target is under them.
     const px = this.board.svg?.clientWidth ?? 0;
-    const over = px > 3 * ZOOM_PX ? bounds.x + bounds.w - (box.x + box.w * (1 - ZOOM_PX / px)) : 0;
-    if (over > 0) box = this.shape({ ...box, w: box.w + 2 * over });
+    const over = () => (px > 3 * ZOOM_PX ? bounds.x + bounds.w - (box.x + box.w * (1 - ZOOM_PX / px)) : 0);
+    box.x += Math.max(0, Math.min(over(), bounds.x - box.x));
+    if (over() > 0) box = this.shape({ ...box, w: box.w + 2 * over() });
     return box;
   }
 
