@@ -16,8 +16,9 @@ import pytest
 from playwright.sync_api import Browser, Page, ViewportSize
 
 from tests.webclient.conftest import ARTIFACTS, Api, Running
+from tests.webclient.pages import sit
 from tests.webclient.test_browser import INSTANT, PHONE, decide, state, watch_errors
-from tests.webclient.test_follow import bots_game, sit
+from tests.webclient.test_follow import bots_game
 
 SHOTS = ARTIFACTS / "camera"
 DESKTOP: ViewportSize = {"width": 1366, "height": 768}

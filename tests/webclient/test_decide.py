@@ -21,15 +21,14 @@ from server import convert
 from server.gen.tongiaki.v1 import game_pb2 as pb
 from tests.webclient.axe import violations
 from tests.webclient.conftest import ARTIFACTS, Api, Running, serve_gateway
+from tests.webclient.pages import BUSY, sit
 from tests.webclient.test_browser import DESKTOP, INSTANT, PHONE, state, watch_errors
 from tests.webclient.test_follow import (
-    BUSY,
     board_of,
     bots_game,
     engine_board,
     log_lines,
     pick_and_confirm,
-    sit,
 )
 from tests.webclient.test_tutorial import catalog
 from webclient.run import ServerProcess

@@ -20,6 +20,7 @@ from playwright.sync_api import Error as PlaywrightError
 
 from engine import Game
 from tests.webclient.conftest import ARTIFACTS, Api, Running
+from tests.webclient.pages import BUSY, game_page, sit
 from tests.webclient.test_browser import DESKTOP, INSTANT, PHONE, decide, state, watch_errors
 
 STATIC = Path(__file__).resolve().parents[2] / "webclient" / "static"
@@ -41,12 +42,6 @@ def shot(page: Page, name: str, full: bool = False) -> None:
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full)
 
 
-def sit(page: Page, game: str, colour: str, token: str) -> None:
-    """Give this browser the seat (as JoinGame in this browser would have)."""
-    seat = json.dumps({"colour": colour, "token": token})
-    page.evaluate(f"localStorage.setItem('tongiaki.seat.{game}', {json.dumps(seat)})")
-
-
 def bots_game(api: Api, person: str, bots: list[str]) -> tuple[str, str]:
     """A started game of one person (its token) against random bots."""
     answer = api.ok(
@@ -65,10 +60,6 @@ def bots_game(api: Api, person: str, bots: list[str]) -> tuple[str, str]:
     joined = api.ok("POST", f"/api/v1/games/{game}/join", {"colour": f"COLOUR_{person.upper()}"})
     api.ok("POST", f"/api/v1/games/{game}/start", {}, joined["seat_token"])
     return game, joined["seat_token"]
-
-
-#: How long a browser test waits for a condition (ms): long enough for a busy 2-core machine.
-BUSY = 90_000
 
 
 def pick_and_confirm(page: Page, rng: random.Random) -> str:
@@ -388,16 +379,9 @@ def test_a_player_takes_back_a_move_but_not_after_a_draw(
     browser: Browser, gateway: Running, api: Api
 ) -> None:
     errors: list[str] = []
-    context = browser.new_context(viewport=DESKTOP)
-    context.add_init_script(INSTANT)
-    page = context.new_page()
-    watch_errors(page, errors)
-    try:
-        game, tokens = api.seated_game(["yellow", "red"])
-        page.goto(f"{gateway.url}/?lang=en")
-        sit(page, game, "COLOUR_YELLOW", tokens["COLOUR_YELLOW"])
-        page.goto(f"{gateway.url}/games/{game}?lang=en")
-        page.set_default_timeout(BUSY)
+    game, tokens = api.seated_game(["yellow", "red"])
+    seat = ("COLOUR_YELLOW", tokens["COLOUR_YELLOW"])
+    with game_page(browser, gateway.url, game, seat, errors=errors) as page:
         page.wait_for_function("document.body.dataset.myturn === '1'")
         before = int(state(page)["sequence"])
         pick_and_confirm(page, random.Random(2))
@@ -448,8 +432,6 @@ def test_a_player_takes_back_a_move_but_not_after_a_draw(
             [game, tokens["COLOUR_YELLOW"], entry["sequence"]],
         )
         assert reason == "TAKE_BACK_AFTER_DRAW"
-    finally:
-        context.close()
     assert errors == []
 
 
@@ -459,16 +441,9 @@ def test_an_undo_against_bots_takes_back_their_answers_too(
     """Bots answer at once here: the person's decision can still be undone after
     their answers (no tile drawn), by one Undo naming it; the board is as before."""
     errors: list[str] = []
-    context = browser.new_context(viewport=DESKTOP)
-    context.add_init_script(INSTANT)
-    page = context.new_page()
-    watch_errors(page, errors)
-    try:
-        game, token = bots_game(api, "yellow", ["red", "blue"])
-        page.goto(f"{gateway.url}/?lang=en")
-        sit(page, game, "COLOUR_YELLOW", token)
-        page.goto(f"{gateway.url}/games/{game}?lang=en")
-        page.set_default_timeout(BUSY)
+    game, token = bots_game(api, "yellow", ["red", "blue"])
+    seat = ("COLOUR_YELLOW", token)
+    with game_page(browser, gateway.url, game, seat, errors=errors) as page:
         page.wait_for_function("document.body.dataset.myturn === '1'")
         before = int(state(page)["sequence"])
         ships = page.locator("[data-testid=board] [data-testid=ship]").count()
@@ -489,8 +464,6 @@ def test_an_undo_against_bots_takes_back_their_answers_too(
         assert page.locator("[data-testid=board] [data-testid=ship]").count() == ships
         assert page.get_by_test_id("take-back").count() == 0
         shot(page, "undo-against-bots")
-    finally:
-        context.close()
     assert errors == []
 
 
