@@ -13,7 +13,7 @@ help:
 	@echo "make test       lint, type-check and run every test"
 	@echo "make bench      run the benchmarks and print their figures"
 	@echo "make serve      start the game server alone (port 50051, data in ./data)"
-	@echo "make proto      regenerate server/gen from proto/ (after proto-lint)"
+	@echo "make proto      regenerate tongiaki/v1 from proto/ (after proto-lint)"
 	@echo "make i18n       extract, update, compile and export the web client's catalogs"
 	@echo "make ruby-client  Debian's ruby-grpc and protoc, and the Ruby client's code from proto/"
 
@@ -72,7 +72,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 
 typecheck: $(STAMP)
-	$(VENV)/bin/mypy engine server webclient tests benchmarks examples bots
+	$(VENV)/bin/mypy engine tongiaki server webclient tests benchmarks examples bots
 
 bench: $(STAMP)
 	$(PY) benchmarks/engine_bench.py
@@ -80,21 +80,18 @@ bench: $(STAMP)
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
 
-# The contract: buf lint (STANDARD) and the generated Python under server/gen,
-# whose imports are rewritten to live inside the server package.
+# The contract: buf lint (STANDARD) and the generated Python of the contract's
+# package, tongiaki/v1 (protoc writes it at the path of its proto package, so
+# its imports, ``from tongiaki.v1 import …``, are right as generated).
 PROTOS := proto/tongiaki/v1/game.proto proto/tongiaki/v1/game_service.proto
 
 proto-lint: $(STAMP)
 	cd proto && ../$(VENV)/bin/buf lint
 
 proto: proto-lint
-	rm -rf server/gen/tongiaki
+	rm -f tongiaki/v1/*_pb2.py tongiaki/v1/*_pb2.pyi tongiaki/v1/*_pb2_grpc.py tongiaki/v1/*_pb2_grpc.pyi
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m grpc_tools.protoc -Iproto \
-		--python_out=server/gen --grpc_python_out=server/gen \
-		--mypy_out=server/gen --mypy_grpc_out=server/gen $(PROTOS)
-	sed -i 's/^from tongiaki\.v1 import/from server.gen.tongiaki.v1 import/' \
-		server/gen/tongiaki/v1/*.py server/gen/tongiaki/v1/*.pyi
-	touch server/gen/tongiaki/__init__.py server/gen/tongiaki/v1/__init__.py
+		--python_out=. --grpc_python_out=. --mypy_out=. --mypy_grpc_out=. $(PROTOS)
 
 # Web client translations: the .po files are the source; the browser's JSON
 # (webclient/static/i18n) is exported from them and committed.

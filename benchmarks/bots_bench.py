@@ -33,9 +33,9 @@ sys.path.insert(0, str(ROOT))
 import grpc  # noqa: E402
 
 from benchmarks.load_bench import COLOURS, _start_server  # noqa: E402
-from server.gen.tongiaki.v1 import game_pb2 as pb  # noqa: E402
-from server.gen.tongiaki.v1 import game_service_pb2 as spb  # noqa: E402
-from server.gen.tongiaki.v1 import game_service_pb2_grpc as rpc  # noqa: E402
+from tongiaki.v1 import game_pb2 as pb  # noqa: E402
+from tongiaki.v1 import game_service_pb2 as spb  # noqa: E402
+from tongiaki.v1 import game_service_pb2_grpc as rpc  # noqa: E402
 
 
 def _start(data: Path, budget: float, threads: bool) -> tuple[subprocess.Popen[bytes], int]:

@@ -47,10 +47,10 @@ sys.path.insert(0, str(ROOT))
 import grpc  # noqa: E402
 
 from server.app import run as run_loop  # noqa: E402
-from server.gen.tongiaki.v1 import game_pb2 as pb  # noqa: E402
-from server.gen.tongiaki.v1 import game_service_pb2 as spb  # noqa: E402
-from server.gen.tongiaki.v1 import game_service_pb2_grpc as rpc  # noqa: E402
 from tests.pgcluster import PgCluster  # noqa: E402
+from tongiaki.v1 import game_pb2 as pb  # noqa: E402
+from tongiaki.v1 import game_service_pb2 as spb  # noqa: E402
+from tongiaki.v1 import game_service_pb2_grpc as rpc  # noqa: E402
 
 COLOURS = [
     pb.COLOUR_YELLOW,

@@ -40,11 +40,11 @@ import psycopg  # noqa: E402
 
 from engine import COLOURS, Game  # noqa: E402
 from engine.playout import SplitMix64, shuffled_stack  # noqa: E402
-from server.gen.tongiaki.v1 import game_service_pb2 as spb  # noqa: E402
-from server.gen.tongiaki.v1 import game_service_pb2_grpc as rpc  # noqa: E402
 from server.storage.base import dumps  # noqa: E402
 from server.storage.postgres import SCHEMA, is_url  # noqa: E402
 from server.storage.sqlite import SqliteStore  # noqa: E402
+from tongiaki.v1 import game_service_pb2 as spb  # noqa: E402
+from tongiaki.v1 import game_service_pb2_grpc as rpc  # noqa: E402
 
 SEATS = 4
 #: Distinct finished games played with the engine; the store holds copies of them

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from server import logs, options
 from server.app import EVENT_LOOPS, AddressTaken, Config, run, serve
-from server.botseats import BotConfig
-from server.webhooks import WebhookConfig, prefixes_from_text
+from server.play.botseats import BotConfig
+from server.play.webhooks import WebhookConfig, prefixes_from_text
 
 
 def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:

@@ -22,18 +22,18 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
-from server.authority import Limits
-from server.botseats import BotConfig, BotRunner
-from server.fanout import End
-from server.forward import NODE_PREFIX, Forwarder
-from server.limits import MAX_MESSAGE_BYTES, ClientLimits, Guard
+from server.game.authority import Limits
+from server.game.fanout import End
 from server.metrics import Metrics
-from server.registry import Registry
-from server.service import SERVICE, GameService, generic_handler
+from server.node.forward import NODE_PREFIX, Forwarder
+from server.node.registry import Registry
+from server.play.botseats import BotConfig, BotRunner
+from server.play.webhooks import WebhookConfig, Webhooks
+from server.rpc.limits import MAX_MESSAGE_BYTES, ClientLimits, Guard
+from server.rpc.service import SERVICE, GameService, generic_handler
+from server.rpc.tls import TlsFiles, add_port
 from server.storage import open_store
 from server.storage.base import Store
-from server.tls import TlsFiles, add_port
-from server.webhooks import WebhookConfig, Webhooks
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +43,7 @@ T = TypeVar("T")
 SERVER_OPTIONS = [
     ("grpc.server.max_pending_requests", 20000),
     ("grpc.server.max_pending_requests_hard_limit", 40000),
-    # No request is read into memory past this (server.limits has each method's).
+    # No request is read into memory past this (server.rpc.limits has each method's).
     ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
     # A port another process holds is refused, never shared (gRPC's default shares it).
     ("grpc.so_reuseport", 0),

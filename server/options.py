@@ -7,8 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from server.limits import ClientLimits
-from server.tls import TlsFiles
+from server.rpc.limits import ClientLimits
+from server.rpc.tls import TlsFiles
 
 
 def add_arguments(parser: argparse.ArgumentParser, env: Callable[..., Any]) -> None:

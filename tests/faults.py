@@ -40,10 +40,10 @@ import psycopg
 from google.rpc import error_details_pb2, status_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from server.gen.tongiaki.v1 import game_pb2 as pb
-from server.gen.tongiaki.v1 import game_service_pb2 as spb
-from server.gen.tongiaki.v1 import game_service_pb2_grpc as rpc
 from tests.pgcluster import PgCluster, free_port
+from tongiaki.v1 import game_pb2 as pb
+from tongiaki.v1 import game_service_pb2 as spb
+from tongiaki.v1 import game_service_pb2_grpc as rpc
 
 ROOT = Path(__file__).resolve().parents[1]
 COLOURS = [pb.COLOUR_YELLOW, pb.COLOUR_ORANGE, pb.COLOUR_RED, pb.COLOUR_GREEN]

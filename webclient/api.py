@@ -17,9 +17,9 @@ from flask import Blueprint, Response, current_app, jsonify, request, stream_wit
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
-from server import nesting
-from server.gen.tongiaki.v1 import game_pb2 as pb
-from server.gen.tongiaki.v1 import game_service_pb2 as spb
+from tongiaki import nesting
+from tongiaki.v1 import game_pb2 as pb
+from tongiaki.v1 import game_service_pb2 as spb
 from webclient.feeds import FATAL, FeedHub, frame
 from webclient.limits import (
     GAME_ID,

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from server.gen.tongiaki.v1 import game_pb2 as pb
+from tongiaki.v1 import game_pb2 as pb
 from webclient.upstream import Upstream, UpstreamError, responses
 from webclient.wire import to_json
 

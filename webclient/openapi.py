@@ -12,7 +12,7 @@ from typing import Any
 
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
 
-from server.gen.tongiaki.v1 import game_pb2, game_service_pb2
+from tongiaki.v1 import game_pb2, game_service_pb2
 
 _SCALARS: dict[int, dict[str, Any]] = {
     FieldDescriptor.TYPE_BOOL: {"type": "boolean"},

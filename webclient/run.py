@@ -25,11 +25,13 @@ import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
-from server.storage.pgcluster import ClusterError, PgCluster
 from webclient.app import close_app, create_app
 from webclient.wsgi import Gateway
+
+if TYPE_CHECKING:  # the server's package: needed only to start nodes of its own
+    from server.storage.pgcluster import PgCluster
 
 #: Where ``python -m webclient`` starts the game server (gRPC's usual port).
 GAME_HOST = "127.0.0.1"
@@ -201,6 +203,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         if args.nodes > 1 and not shared:
             if args.database:
                 sys.exit("--nodes above 1 needs --database postgresql://… (the nodes share it)")
+            from server.storage.pgcluster import ClusterError, PgCluster  # noqa: PLC0415
+
             try:
                 database = PgCluster(folder=args.data_dir / "postgresql").start()
             except ClusterError as error:

@@ -19,9 +19,9 @@ from google.protobuf.message import Message
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
-from server import channels
-from server.gen.tongiaki.v1 import game_service_pb2 as spb
-from server.gen.tongiaki.v1 import game_service_pb2_grpc as sgrpc
+from tongiaki import channels
+from tongiaki.v1 import game_service_pb2 as spb
+from tongiaki.v1 import game_service_pb2_grpc as sgrpc
 
 #: gRPC status code name -> HTTP status, as Google's HTTP mapping of google.rpc.Code.
 HTTP_STATUS: dict[str, int] = {

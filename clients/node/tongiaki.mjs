@@ -36,7 +36,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const PROTO_ROOT = process.env.TONGIAKI_PROTO ?? path.resolve(here, "../../proto");
 const RETRYABLE = new Set([grpc.status.UNAVAILABLE, grpc.status.CANCELLED, grpc.status.ABORTED]);
 
-/** Load balancing over the servers and retries on UNAVAILABLE (as server/channels.py). */
+/** Load balancing over the servers and retries on UNAVAILABLE (as tongiaki/channels.py). */
 const SERVICE_CONFIG = {
   loadBalancingConfig: [{ round_robin: {} }],
   methodConfig: [

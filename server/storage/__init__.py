@@ -1,4 +1,8 @@
-"""Where games are kept: the interface, and SQLite or PostgreSQL behind it."""
+"""Where games are kept: the interface, and SQLite or PostgreSQL behind it.
+
+The bottom of the server: may import nothing of ours (no ``engine``, no other
+``server`` package) and knows no grpc or protobuf; a game is rows and JSON here.
+"""
 
 from __future__ import annotations
 

@@ -22,9 +22,9 @@ from server_harness import (
 )
 
 from engine import Game
-from server.convert import action_from_proto
-from server.gen.tongiaki.v1 import game_pb2 as pb
-from server.gen.tongiaki.v1 import game_service_pb2 as spb
+from server.rpc.codec import action_from_proto
+from tongiaki.v1 import game_pb2 as pb
+from tongiaki.v1 import game_service_pb2 as spb
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIENT = ROOT / "clients" / "ruby" / "tongiaki.rb"

@@ -13,12 +13,12 @@ import grpc
 from google.rpc import error_details_pb2, status_pb2
 
 from server.app import Config, RunningServer, start
-from server.authority import Limits
-from server.botseats import BotConfig
-from server.gen.tongiaki.v1 import game_pb2 as pb
-from server.gen.tongiaki.v1 import game_service_pb2 as spb
-from server.gen.tongiaki.v1 import game_service_pb2_grpc as rpc
-from server.limits import ClientLimits
+from server.game.authority import Limits
+from server.play.botseats import BotConfig
+from server.rpc.limits import ClientLimits
+from tongiaki.v1 import game_pb2 as pb
+from tongiaki.v1 import game_service_pb2 as spb
+from tongiaki.v1 import game_service_pb2_grpc as rpc
 
 Stub = rpc.GameServiceStub
 COLOURS = [

@@ -17,8 +17,7 @@ from google.protobuf import json_format
 from playwright.sync_api import Browser, Page, ViewportSize
 
 from engine import Game
-from server import convert
-from server.gen.tongiaki.v1 import game_pb2 as pb
+from server.rpc import codec as convert
 from tests.webclient.axe import violations
 from tests.webclient.conftest import ARTIFACTS, Api, Running, serve_gateway
 from tests.webclient.pages import BUSY, sit
@@ -31,6 +30,7 @@ from tests.webclient.test_follow import (
     pick_and_confirm,
 )
 from tests.webclient.test_tutorial import catalog
+from tongiaki.v1 import game_pb2 as pb
 from webclient.run import ServerProcess
 
 SHOTS = ARTIFACTS / "decide"

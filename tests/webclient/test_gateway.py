@@ -12,9 +12,9 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from server.gen.tongiaki.v1 import game_service_pb2
 from tests.webclient.conftest import Api, Running, serve_gateway
 from tests.webclient.sse import EventStream
+from tongiaki.v1 import game_service_pb2
 from webclient import close_app
 from webclient.openapi import GRPC_ONLY, document
 from webclient.run import ServerProcess

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from babel.messages.pofile import read_po
 
-from server.errors import REASONS
-from server.gen.tongiaki.v1 import game_pb2
+from server.rpc.errors import REASONS
+from tongiaki.v1 import game_pb2
 from webclient import catalogs, i18n, messages
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,8 +14,8 @@ from pathlib import Path
 import grpc
 import pytest
 
-from server.gen.tongiaki.v1 import game_service_pb2 as spb
-from server.gen.tongiaki.v1 import game_service_pb2_grpc as rpc
+from tongiaki.v1 import game_service_pb2 as spb
+from tongiaki.v1 import game_service_pb2_grpc as rpc
 from webclient.run import GAME_PORT, ServerProcess, parse
 
 ROOT = Path(__file__).resolve().parents[2]

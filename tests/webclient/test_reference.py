@@ -13,9 +13,9 @@ import pytest
 from google.protobuf import json_format
 from playwright.sync_api import Browser
 
-from server.gen.tongiaki.v1 import game_service_pb2 as spb
 from tests.webclient.conftest import Api, Running
 from tests.webclient.test_browser import shot, watch_errors
+from tongiaki.v1 import game_service_pb2 as spb
 from webclient.openapi import EXAMPLES, OPERATIONS, REFERENCE_PATH, document
 
 

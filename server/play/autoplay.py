@@ -1,0 +1,207 @@
+"""What a game does by itself on its owner: bots play their seats, turn clocks run out.
+
+Both are clients of the game's authority, like anybody else: a bot submits
+its decision through :meth:`Authority.submit` (checked, logged, published), and
+a clock that runs out asks :meth:`Authority.take_over` to hand the seat to a
+bot. The authority calls :meth:`Autoplay.after_change` after every change.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+from server.play.botseats import BotRunner, Job, seed_of, turn_decisions
+from server.rpc.errors import ServerReason, ServiceError
+from server.storage.base import ACTIVE
+
+if TYPE_CHECKING:
+    from server.game.authority import Authority
+
+log = logging.getLogger(__name__)
+
+
+class Autoplay:
+    """The bots and the turn clock of one game."""
+
+    def __init__(self, game: Authority, runner: BotRunner) -> None:
+        self._game = game
+        self._runner = runner
+        self._bot_task: asyncio.Future[None] | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_at = -1  # the sequence the turn clock runs for
+        self._tasks: set[asyncio.Future[Any]] = set()
+        self._stopped = False
+        #: Bot decisions accepted, and refused (a refusal would be a bug).
+        self.bot_moves = 0
+        self.bot_refusals = 0
+        #: Turns begun since a tile was last drawn, and the tiles left then.
+        self._quiet_turns = 0
+        self._tiles_left = -1
+        self._counted = -1  # the sequence last counted
+        #: Set once the bots of a game that stopped progressing were stopped.
+        self.stalled = False
+
+    @property
+    def busy(self) -> bool:
+        """Whether a bot is thinking or a clock is running."""
+        return (self._bot_task is not None and not self._bot_task.done()) or (
+            self._timer is not None
+        )
+
+    def after_change(self) -> None:
+        """Let a bot move, or run the turn clock of a person's seat."""
+        game = self._game
+        if self._stopped:
+            return
+        engine = game.game if game.state == ACTIVE else None
+        if engine is None or engine.decision_kind is None:
+            self._stop_clock()
+            return
+        player = engine.active_player
+        if player in game.seats.bots:
+            self._stop_clock()
+            if self._bot_task is None or self._bot_task.done():
+                self._bot_task = asyncio.ensure_future(self._play_bots())
+            return
+        most = int(game.settings.get("max_turn_decisions") or 0)
+        if most and turn_decisions(engine.actions, engine.decision_kind) >= most:
+            self._stop_clock()
+            self._spawn(game.take_over(game.decided, player, "turn_too_long"))
+            return
+        # The clock runs for a decision: a quick message (which leaves the
+        # decision as it was) neither restarts nor stops it.
+        timeout = float(game.settings.get("turn_timeout_seconds") or 0)
+        if timeout > 0 and self._timer_at != game.decided:
+            self._stop_clock()
+            self._timer_at = game.decided
+            deadline = game.deadline or time.time() + timeout
+            self._timer = asyncio.get_running_loop().call_later(
+                max(0.0, deadline - time.time()), self._time_out, game.decided, player
+            )
+
+    def _stop_clock(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._timer_at = -1
+
+    def _time_out(self, sequence: int, player: str) -> None:
+        """The clock of ``player``'s decision at ``sequence`` ran out: a bot takes the seat."""
+        self._timer = None
+        self._timer_at = -1
+        self._spawn(self._game.take_over(sequence, player, "timed_out"))
+
+    def _spawn(self, change: Any) -> None:
+        task = asyncio.ensure_future(change)
+        self._tasks.add(task)
+        task.add_done_callback(_consume)
+        task.add_done_callback(self._tasks.discard)
+
+    def _stalls(self, sequence: int) -> bool:
+        """Count turns without a draw; True once a game of bots only has gone too long.
+
+        Called once per bot decision, before it is thought about; a turn is
+        counted when its first decision is pending.
+        """
+        game = self._game
+        engine = game.game
+        assert engine is not None
+        tiles = sum(engine.stack_counts.values())
+        if tiles != self._tiles_left:
+            self._tiles_left, self._quiet_turns = tiles, 0
+        if engine.decision_kind == "turn" and sequence != self._counted:
+            self._quiet_turns += 1
+        self._counted = sequence
+        limit = self._runner.config.stall_rounds
+        bots_only = all(c in game.seats.bots for c in game.seats.colours)
+        if not limit or not bots_only or self._quiet_turns <= limit * len(engine.seats):
+            return False
+        self.stalled = True
+        log.warning(
+            "game stalled: its bots are stopped",
+            extra={
+                "game": game.id,
+                "reason": ServerReason.GAME_STALLED.value,
+                "rounds": limit,
+                "sequence": sequence,
+            },
+        )
+        return True
+
+    async def _play_bots(self) -> None:
+        """Play every pending decision of a bot seat, through the same path as anyone's."""
+        game = self._game
+        # People follow the game: a bot's move comes no sooner than `pace` after the last.
+        people = any(c not in game.settings.get("bots", {}) for c in game.seats.colours)
+        pace = self._runner.config.pace if people else 0.0
+        undo_window = self._runner.config.undo_window
+        while not self._stopped:
+            pending = await game.pending_bot()
+            if pending is None:
+                return
+            sequence, player, level, record = pending
+            if self._stalls(sequence):
+                self._stopped = True
+                return
+            job = Job(
+                level=level,
+                budget=self._runner.config.budget(level, pace),
+                seats=record.seats,
+                actions=record.actions,
+                drawn=record.drawn,
+                viewer=player,
+                # A tutorial's bot plays the same game against the same moves.
+                seed=seed_of(game.settings.get("tutorial") or game.id, sequence),
+            )
+            try:
+                began = time.monotonic()
+                action = await self._runner.think(job)
+                wait = pace - (time.monotonic() - began)
+                # A person's decision the bot answers may still be taken back: the
+                # bot holds its answer for the undo window (a take-back meanwhile
+                # makes the answer stale, and the bot thinks again when its turn is back).
+                since = game.undoable_since(sequence)
+                if since is not None:
+                    wait = max(wait, since + undo_window - time.monotonic())
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                await game.submit(player, sequence, "", action)
+            except ServiceError as error:
+                if error.reason == ServerReason.STALE_SEQUENCE:
+                    continue
+                if error.reason == ServerReason.GAME_MOVED:
+                    return
+                self.bot_refusals += 1
+                log.error(
+                    "bot action refused",
+                    extra={"game": game.id, "colour": player, "reason": error.reason},
+                )
+                return
+            except RuntimeError:  # the executor was shut down: the server is stopping
+                return
+            except Exception:
+                if game.broken:
+                    return
+                self.bot_refusals += 1
+                log.exception("bot failed", extra={"game": game.id, "colour": player})
+                return
+            self.bot_moves += 1
+            self._runner.moved()
+
+    def stop(self) -> None:
+        """Stop the bots and the clock for good."""
+        self._stopped = True
+        self._stop_clock()
+        if self._bot_task is not None:
+            self._bot_task.cancel()
+        for task in list(self._tasks):
+            task.cancel()
+
+
+def _consume(task: asyncio.Future[Any]) -> None:
+    """Retrieve a background change's error (it was logged where it mattered)."""
+    if not task.cancelled():
+        task.exception()
