@@ -693,14 +693,16 @@ def test_a_voyage_preview_follows_the_sea_paths_with_their_dangers(
 
 
 LANDING_ON_A_PHONE = """
-async () => {
+async (args) => {
+  const three = ["COLOUR_RED", "COLOUR_BLUE", "COLOUR_GREEN"];
+  const [width, height, colours] = args ?? [390, 500, three];
   const { Board } = await import("/static/js/board.js");
   const { Picker } = await import("/static/js/choices.js");
   const box = document.createElement("div");
   box.style.cssText =
-    "position: fixed; inset: 0; width: 390px; height: 500px; background: #fff; z-index: 99";
+    `position: fixed; inset: 0; width: ${width}px; height: ${height}px; z-index: 99;` +
+    "background: #fff";
   document.body.appendChild(box);
-  const colours = ["COLOUR_RED", "COLOUR_BLUE", "COLOUR_GREEN"];
   const decision = {
     kind: "DECISION_KIND_LAND", player: "COLOUR_RED", island: { q: 1, r: 0 }, group: colours,
     options: colours.map((colour) => ({ land: { ships: [{ beach: 0, colour }] } })),
@@ -715,7 +717,11 @@ async () => {
     const hit = node.querySelector(".target-hit").getBoundingClientRect();
     const x = hit.x + hit.width / 2;
     const y = hit.y + hit.height / 2;
-    return { key: node.dataset.key, x, y, r: hit.width / 2,
+    // The target's centre in board units from the island's centre (q 1, r 0).
+    const m = board.svg.getScreenCTM().inverse();
+    const at = new DOMPoint(x, y).matrixTransform(m);
+    const from = Math.hypot(at.x - 150, at.y - 86.6);
+    return { key: node.dataset.key, x, y, r: hit.width / 2, from,
              top: document.elementFromPoint(x, y)?.closest("[data-testid=target]")?.dataset.key };
   });
 }
@@ -739,3 +745,24 @@ def test_each_colour_of_a_landing_can_be_tapped_on_a_phone(
         assert target["top"] == target["key"], target
     for a, b in itertools.combinations(targets, 2):
         assert ((a["x"] - b["x"]) ** 2 + (a["y"] - b["y"]) ** 2) ** 0.5 >= a["r"] + b["r"] - 1
+
+
+def test_a_landings_colours_stay_on_their_island_where_they_fit(
+    browser: Browser, gateway: Running, shown_games: dict[str, Any]
+) -> None:
+    """Two colours on a beach, at a desktop's scale: side by side on the island's
+    tile (never reaching onto a neighbour), a finger apart, none covering another."""
+    page = browser.new_page(viewport=DESKTOP)
+    try:
+        page.goto(f"{gateway.url}/games/{shown_games['running']}")
+        page.locator("[data-testid=board] [data-testid=tile]").first.wait_for()
+        targets = page.evaluate(LANDING_ON_A_PHONE, [1000, 700, ["COLOUR_RED", "COLOUR_BLUE"]])
+    finally:
+        page.close()
+    assert sorted(t["key"] for t in targets) == ["land:0:blue", "land:0:red"]
+    for target in targets:
+        assert target["top"] == target["key"], target
+        # Inside the hex (its apothem is 86.6 units).
+        assert target["from"] < 86.6, target
+    a, b = targets
+    assert ((a["x"] - b["x"]) ** 2 + (a["y"] - b["y"]) ** 2) ** 0.5 >= 40, targets

@@ -394,9 +394,19 @@ export class Board {
         const colours = [...picker.targets().keys()]
           .filter((k) => k.startsWith(`land:${b}:`))
           .map((k) => k.split(":")[2]);
-        // A beach's colours in a row out to sea, a finger's width apart at this zoom.
+        // A beach's colours side by side off its moorings, a finger's width apart at
+        // this zoom, if they fit on the beach's side of the tile (never onto a
+        // neighbour); else in a row out to sea.
         const i = colours.indexOf(colour);
-        const p = polar(centre(q, r), beach.angle, SIZE * 0.74 + i * Math.max(24, 47 / this.scale()));
+        const radius = SIZE * 0.74;
+        const step = Math.max(24, 47 / this.scale());
+        const layout = this.layouts.get(`${q},${r}`) ?? [];
+        const gap = Math.min(Math.PI, ...layout.filter((o) => o !== beach)
+          .map((o) => Math.abs(((o.angle - beach.angle + 3 * Math.PI) % (2 * Math.PI)) - Math.PI)));
+        const half = ((colours.length - 1) * step) / radius / 2;
+        const p = half <= gap / 2 - 0.14
+          ? polar(centre(q, r), beach.angle + (i - (colours.length - 1) / 2) * (step / radius), radius)
+          : polar(centre(q, r), beach.angle, radius + i * step);
         node = el("g", { class: "target target-land" });
         el("circle", { cx: p.x, cy: p.y, r: 10.5, class: "target-dot" }, node);
         shipPath(colour, p.x, p.y, 6, node);
