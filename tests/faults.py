@@ -130,6 +130,11 @@ class Node:
             str(folder),
             "--bot-pace",
             "0.05",
+            # A bot holds its answer to a person's decision a tenth of a second here,
+            # not the 6 s a person at a table gets to take it back: at 6 s a bot turn
+            # the suite's games would take many minutes to end (the hold is still run).
+            "--undo-window",
+            "0.1",
         ]
         if lease is not None:
             command += ["--lease", str(lease)]
@@ -501,7 +506,7 @@ async def run(
                     into[key] = into.get(key, 0) + count
                 await asyncio.sleep(0.5)
         before = Counter(cluster.failed)
-        done, pending = await asyncio.wait(players, timeout=120)
+        done, pending = await _played_out(cluster, [name for name, _ in made], players)
         report.failed["after the faults"] = dict(cluster.failed - before)
         for task in pending:
             task.cancel()
@@ -517,6 +522,33 @@ async def run(
         await asyncio.sleep(1.0)  # the lifeline of a worker looks twice a second
         report.processes_left = sorted(pid for pid in cluster.pids if alive(pid))
     return report
+
+
+#: Seconds without any game's log growing after which the games still running are
+#: given up as stopped (a slow machine slows them, it does not stop them).
+STOPPED_AFTER = 60.0
+
+
+async def _played_out(
+    cluster: Cluster, names: list[str], players: list[asyncio.Task[None]]
+) -> tuple[set[asyncio.Task[None]], set[asyncio.Task[None]]]:
+    """Wait for the players to end their games, as long as the games move on."""
+    ids = [name.removeprefix("games/") for name in names]
+    moved, last = time.monotonic(), -1
+    async with await psycopg.AsyncConnection.connect(cluster.database, autocommit=True) as conn:
+        while True:
+            done, pending = await asyncio.wait(players, timeout=5)
+            if not pending:
+                return done, pending
+            cursor = await conn.execute(
+                "SELECT coalesce(sum(sequence), 0) FROM games WHERE id = ANY (%s)", (ids,)
+            )
+            row = await cursor.fetchone()
+            total = int(row[0]) if row is not None else 0
+            if total != last:
+                moved, last = time.monotonic(), total
+            elif time.monotonic() - moved > STOPPED_AFTER:
+                return done, pending
 
 
 async def _inject(fault: str, cluster: Cluster, report: Report) -> None:

@@ -5,9 +5,10 @@ each already encoded once as an SSE frame whose ``id`` is its sequence number.
 A browser that reconnects sends ``Last-Event-ID`` and gets exactly the frames it
 missed (or the snapshot again if it is further behind than the feed). However
 many browsers watch, the game costs one gRPC stream: the server sends the
-board after each batch of entries with the batch (``include_latest``), and it
-rides along with the batch's last entry, so browsers render the server's view
-and never recompute it.
+board after each entry with it (``include_boards``), and it rides along with
+its entry, converted once for every browser, so browsers play a batch of
+entries back one by one without asking for the board between them, and never
+recompute it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import json
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -25,6 +27,12 @@ from webclient.upstream import Upstream, UpstreamError, responses
 from webclient.wire import to_json
 
 log = logging.getLogger(__name__)
+
+#: How many of the latest entries keep the board after them (a whole game,
+#: mostly: a browser catching up plays it back board by board); older ones are
+#: held without it (a browser that far behind draws the next board it gets),
+#: so a feed holds at most this many boards (some 4 KB each).
+BOARDS_KEPT = 256
 
 #: Reasons after which watching again cannot help.
 FATAL = {"GAME_NOT_FOUND", "INVALID_REQUEST", "TOKEN_INVALID", "TOKEN_WRONG_GAME"}
@@ -65,6 +73,8 @@ class Feed:
         self._start_after = start_after
         self._base = start_after or 0
         self._frames: list[bytes] = []
+        # The last BOARDS_KEPT frames without their boards, to replace them by.
+        self._bare: deque[bytes] = deque()
         self._done = False
         self._error: UpstreamError | None = None
         self._stopped = False
@@ -140,11 +150,14 @@ class Feed:
         if self._stopped:
             self._call.cancel()
         pending: list[pb.LogEntry] = []
+        boards: dict[int, pb.GameSnapshot] = {}
         for response in responses(self._call):
             if response.HasField("snapshot"):
                 self._reset(response.snapshot)
                 pending = []
+                boards = {}
             pending.extend(response.entries)
+            boards.update((board.sequence, board) for board in response.boards)
             # Every message carries the game after it (include_latest): no GetGame needed.
             latest = response.latest if response.HasField("latest") else None
             if latest is None:
@@ -152,8 +165,9 @@ class Feed:
             if not pending:
                 self._adopt(latest)
             elif latest.sequence == pending[-1].sequence:
-                self._publish(pending, latest)
+                self._publish(pending, latest, boards)
                 pending = []
+                boards = {}
 
     def _adopt(self, snapshot: pb.GameSnapshot) -> None:
         """Take a snapshot as the latest if it is exactly where the feed is."""
@@ -166,20 +180,37 @@ class Feed:
         with self._cond:
             self._base = snapshot.sequence
             self._frames = []
+            self._bare.clear()
             self._latest = frame("snapshot", to_json(snapshot), snapshot.sequence)
             self._cond.notify_all()
 
-    def _publish(self, entries: list[pb.LogEntry], snapshot: pb.GameSnapshot) -> None:
+    def _publish(
+        self,
+        entries: list[pb.LogEntry],
+        snapshot: pb.GameSnapshot,
+        boards: dict[int, pb.GameSnapshot],
+    ) -> None:
+        """Add ``entries``, each with the board after it (the last one's is ``snapshot``)."""
         with self._cond:
+            latest: dict[str, Any] | None = None
             for entry in entries:
                 if entry.sequence != self.last + 1:
                     continue
                 data: dict[str, Any] = {"sequence": str(entry.sequence), "entry": to_json(entry)}
+                self._bare.append(frame("entry", data, entry.sequence))
+                board = boards.get(entry.sequence)
                 if entry is entries[-1]:
-                    data["snapshot"] = to_json(snapshot)
+                    data["snapshot"] = latest = to_json(board or snapshot)
+                elif board is not None:
+                    data["snapshot"] = to_json(board)
                 self._frames.append(frame("entry", data, entry.sequence))
+                if len(self._bare) > BOARDS_KEPT:
+                    bare = self._bare.popleft()
+                    if len(self._frames) > BOARDS_KEPT:
+                        self._frames[-BOARDS_KEPT - 1] = bare
             if snapshot.sequence == self.last:
-                self._latest = frame("snapshot", to_json(snapshot), snapshot.sequence)
+                latest = latest or to_json(snapshot)
+                self._latest = frame("snapshot", latest, snapshot.sequence)
             excess = len(self._frames) - self.window
             if excess > 0:
                 del self._frames[:excess]

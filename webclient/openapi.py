@@ -313,7 +313,9 @@ def document() -> dict[str, Any]:
             "description": (
                 "gRPC: `tongiaki.v1.GameService/WatchGame`, as Server-Sent Events."
                 " Events `snapshot` (data: GameSnapshot) and `entry` (data: {sequence, entry:"
-                " LogEntry, snapshot?: GameSnapshot after the entry}), each with `id` = its"
+                " LogEntry, snapshot?: GameSnapshot right after the entry, as a spectator sees"
+                " it: every entry carries it, so a client never asks for `at_sequence` while"
+                " it follows}), each with `id` = its"
                 " sequence number; `end` once a finished game has been sent whole; `failure`"
                 " (data: an error body) when the game cannot be watched. Reconnecting with"
                 " `Last-Event-ID` resumes after that sequence."

@@ -147,8 +147,9 @@ class Upstream:
 
     def watch(self, name: str, after: int | None) -> Any:
         """A WatchGame stream (iterable, cancellable) from ``after`` or a snapshot;
-        every message with entries carries the game after them (``latest``)."""
-        request = spb.WatchGameRequest(name=name, include_latest=True)
+        every message with entries carries the game after them (``latest``), and
+        every entry the board after it (``boards``)."""
+        request = spb.WatchGameRequest(name=name, include_latest=True, include_boards=True)
         if after is not None:
             request.after_sequence = after
         return self.stub.WatchGame(request)

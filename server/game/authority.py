@@ -19,6 +19,7 @@ It speaks no protobuf: entries are typed (server.game.entries), the codec
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -40,14 +41,24 @@ from server.game.entries import (
     TakenBack,
     TakenOver,
 )
-from server.game.fanout import End, Hub, Watcher
+from server.game.fanout import Boards, End, Hub, Watcher
 from server.game.seats import Seats, hash_token, new_token
 from server.play.autoplay import Autoplay
 from server.play.botseats import BotRunner, turn_decisions
 from server.play.webhooks import Webhooks
 from server.rpc import codec as convert
 from server.rpc.errors import ServerReason, ServiceError
-from server.storage.base import ACTIVE, FINISHED, OPEN, Entry, Store, Stored, Summary, Tokens
+from server.storage.base import (
+    ACTIVE,
+    FINISHED,
+    OPEN,
+    Entry,
+    Setup,
+    Store,
+    Stored,
+    Summary,
+    Tokens,
+)
 
 log = logging.getLogger(__name__)
 
@@ -114,6 +125,23 @@ class Limits:
     #: may send one more (a token bucket per seat, kept in memory).
     message_burst: int = 3
     message_every: float = 4.0
+    #: The game is kept in memory as it was every this many entries (a
+    #: checkpoint), so the game after any entry is rebuilt from the checkpoint
+    #: before it and at most this many entries read from the store.
+    checkpoint_every: int = 16
+
+
+class Checkpoint(NamedTuple):
+    """The game as it was right after entry ``sequence`` (copies that never change)."""
+
+    sequence: int
+    state: str
+    decided: int
+    messages: int
+    rematch: str | None
+    seats: Seats
+    game: Game | None
+    drawn: tuple[str, ...]
 
 
 class PublicRecord(NamedTuple):
@@ -182,7 +210,9 @@ class Authority:
         self._drawn: list[str] = []  # tiles of every tile_placed event, in order
         self._token_change = Tokens()  # what the entry applied last did to seat tokens
         #: While a follower applies a run of entries: their frames, published together.
-        self._run: list[tuple[int, bytes, str | None, str | None]] | None = None
+        self._run: list[tuple[int, bytes, str | None, str | None, Boards | None]] | None = None
+        #: The game every ``limits.checkpoint_every`` entries, oldest first.
+        self._checkpoints: list[Checkpoint] = []
         #: The last entry if it is an accepted action, with its events (for take-backs).
         self._last_action: tuple[Acted, list[dict[str, Any]]] | None = None
         #: When it was applied here (monotonic seconds).
@@ -201,6 +231,7 @@ class Authority:
                 pending.publish()
             else:  # history before the window: no frame to build
                 self.sequence += 1
+                self._keep_checkpoint()
 
     # ------------------------------------------------------------ reading
 
@@ -245,6 +276,85 @@ class Authority:
         async with self._lock:
             return self.latest(viewer)
 
+    def checkpoint(self, at: int) -> Checkpoint | None:
+        """The last checkpoint at or before entry ``at`` (None: none, start from the set-up)."""
+        found = None
+        for checkpoint in self._checkpoints:
+            if checkpoint.sequence > at:
+                break
+            found = checkpoint
+        return found
+
+    def _keep_checkpoint(self) -> None:
+        every = self._limits.checkpoint_every
+        if every <= 0 or self.sequence % every or self.game is None:
+            return
+        if self._checkpoints and self._checkpoints[-1].sequence >= self.sequence:
+            return
+        self._checkpoints.append(
+            Checkpoint(
+                self.sequence,
+                self.state,
+                self.decided,
+                self.messages,
+                self.rematch,
+                copy.deepcopy(self.seats),
+                self.game.copy(),
+                tuple(self._drawn),
+            )
+        )
+
+    @classmethod
+    def rebuilt(
+        cls,
+        setup: Setup,
+        store: Store,
+        limits: Limits,
+        checkpoint: Checkpoint | None,
+        entries: list[Entry],
+    ) -> Authority:
+        """A copy of the game (that never writes) from ``checkpoint`` (None: the
+        set-up) and the entries right after it; it keeps no frames."""
+        start = checkpoint.sequence if checkpoint is not None else 0
+        last = start + len(entries)
+        past = cls(Stored(setup, Summary(OPEN, 0)), store, limits, owner=False, keep_after=last)
+        if checkpoint is not None:
+            past.sequence = checkpoint.sequence
+            past.state = checkpoint.state
+            past.decided = checkpoint.decided
+            past.messages = checkpoint.messages
+            past.rematch = checkpoint.rematch
+            past.seats = copy.deepcopy(checkpoint.seats)
+            past.game = checkpoint.game.copy() if checkpoint.game is not None else None
+            past._drawn = list(checkpoint.drawn)
+        for entry in entries:
+            past._apply(log_entries.parse(entry.kind, entry.body))
+            past.sequence += 1
+        return past
+
+    async def _boards_after(self, after: int, viewer: str | None) -> dict[int, bytes]:
+        """The ``boards`` fields of the entries after ``after`` (a watch resumes
+        there), by sequence: rebuilt from the checkpoint before ``after``."""
+        checkpoint = self.checkpoint(after)
+        start = checkpoint.sequence if checkpoint is not None else 0
+        entries: list[Entry] = []
+        while start + len(entries) < self.sequence:
+            run = await self._store.entries(
+                self.id, start + len(entries), self.sequence - start - len(entries)
+            )
+            if not run:
+                break
+            entries.extend(run)
+        past = Authority.rebuilt(
+            self.setup, self._store, self._limits, checkpoint, entries[: after - start]
+        )
+        made = {}
+        for entry in entries[after - start :]:
+            past._apply(log_entries.parse(entry.kind, entry.body))
+            past.sequence += 1
+            made[past.sequence] = convert.board_field(*past.latest(viewer))
+        return made
+
     def window(self) -> list[Frame]:
         """The frames memory holds, with the seat that submitted each (if any)."""
         return list(zip(self._frames, self._owners, strict=True))
@@ -258,6 +368,7 @@ class Authority:
         *,
         older: Callable[[int, int], Awaitable[list[Frame]]] | None = None,
         gather: float = 0.0,
+        boards: bool = False,
     ) -> tuple[bytes, Watcher | None]:
         """What a new watch sends first, and its watcher (None if nothing more will come).
 
@@ -267,7 +378,8 @@ class Authority:
         ``exclude_own``, the entries of actions ``viewer`` submitted are left
         out; with ``hold_until_turn``, new entries wait until one gives
         ``viewer`` the decision (or half the watch buffer is full, or the watch
-        ends); with ``gather`` (seconds), a ready entry waits that long for more.
+        ends); with ``gather`` (seconds), a ready entry waits that long for more;
+        with ``boards``, each new entry comes with the board after it.
         """
         skip = viewer if exclude_own else None
         async with self._lock:
@@ -287,6 +399,12 @@ class Authority:
                 and self.sequence - after <= self._limits.replay_from_store
             ):
                 replay = [*await older(after, self._first_frame - 1), *self.window()]
+            if replay is not None and boards and after is not None:
+                made = await self._boards_after(after, viewer)
+                replay = [
+                    (frame + made.get(sequence, b""), owner)
+                    for sequence, (frame, owner) in enumerate(replay, after + 1)
+                ]
             if replay is not None:
                 first = b"".join(frame for frame, owner in replay if skip is None or owner != skip)
                 first = first or convert.caught_up(self.sequence)
@@ -295,7 +413,10 @@ class Authority:
             if self.state == FINISHED:
                 return first, None
             hold_for = viewer if hold_until_turn else None
-            return first, self.hub.subscribe(self.sequence, skip, hold_for, gather)
+            watcher = self.hub.subscribe(
+                self.sequence, skip, hold_for, gather, boards=boards, viewer=viewer
+            )
+            return first, watcher
 
     def record(self) -> dict[str, Any]:
         """The record of the finished game (stack included)."""
@@ -716,6 +837,10 @@ class Authority:
         wait for it).
         """
         self.sequence += 1
+        self._keep_checkpoint()
+        # The boards after the entry, encoded once per kind of viewer that asked.
+        viewers = self.hub.board_viewers()
+        boards = {v: convert.board_field(*self.latest(v)) for v in viewers} if viewers else None
         if self.sequence >= self._first_frame:
             self._frames.append(frame)
             self._owners.append(owner)
@@ -725,9 +850,9 @@ class Authority:
                 del self._owners[:drop]
                 self._first_frame += drop
         if self._run is not None:
-            self._run.append((self.sequence, frame, owner, decider))
+            self._run.append((self.sequence, frame, owner, decider, boards))
         else:
-            self.hub.publish(self.sequence, frame, owner, decider)
+            self.hub.publish(self.sequence, frame, owner, decider, boards)
         return frame
 
     async def follow(self, entries: list[Entry]) -> None:

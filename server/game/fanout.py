@@ -4,16 +4,23 @@ Publishing never waits: each watcher has a bounded buffer of frames that are
 already encoded once for everybody. A watcher whose buffer is full is cut off
 (it is told to resume from the last sequence it received) instead of slowing
 the game or the other watchers. Frames waiting for a watcher are sent as one
-message: encoded ``WatchGameResponse`` messages holding only ``entries``
-concatenate into one valid message. A seat's watcher may hold its frames back
-until one is published after which that seat decides, and send them together.
+message: encoded ``WatchGameResponse`` messages holding only ``entries`` (and
+``boards``) concatenate into one valid message. A seat's watcher may hold its
+frames back until one is published after which that seat decides, and send
+them together. A watcher that asked for boards gets each entry's frame followed
+by the board after it, as encoded once for its kind of viewer.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
+from collections.abc import Mapping
 from enum import Enum
+
+#: The encoded boards after one entry, by kind of viewer (a seat's colour, None
+#: for a spectator): the ``boards`` field of a watch message.
+Boards = Mapping[str | None, bytes]
 
 
 class End(Enum):
@@ -40,8 +47,14 @@ class Watcher:
         skip: str | None = None,
         hold_for: str | None = None,
         gather: float = 0.0,
+        *,
+        boards: bool = False,
+        viewer: str | None = None,
     ) -> None:
         self._limit = limit
+        #: Whether each entry is sent with the board after it, as ``viewer`` sees it.
+        self.boards = boards
+        self.viewer = viewer
         #: Seconds to wait, once a frame is ready, for more to send with it (0: none).
         self.gather = gather
         #: Entries published with this owner are not for this watcher (None: every entry).
@@ -123,6 +136,8 @@ class Hub:
     def __init__(self, limit: int) -> None:
         self._limit = limit
         self._watchers: set[Watcher] = set()
+        # Watchers that asked for boards, by viewer (None: a spectator).
+        self._boards: dict[str | None, int] = {}
 
     def __len__(self) -> int:
         return len(self._watchers)
@@ -133,37 +148,68 @@ class Hub:
         skip: str | None = None,
         hold_for: str | None = None,
         gather: float = 0.0,
+        *,
+        boards: bool = False,
+        viewer: str | None = None,
     ) -> Watcher:
         """A new watcher that has seen everything up to ``sequence``; see :class:`Watcher`."""
-        watcher = Watcher(self._limit, sequence, skip, hold_for, gather)
+        watcher = Watcher(
+            self._limit, sequence, skip, hold_for, gather, boards=boards, viewer=viewer
+        )
         self._watchers.add(watcher)
+        if boards:
+            self._boards[viewer] = self._boards.get(viewer, 0) + 1
         return watcher
 
     def unsubscribe(self, watcher: Watcher) -> None:
         """Forget ``watcher`` (its stream ended)."""
+        if watcher in self._watchers:
+            self._drop(watcher)
+
+    def _drop(self, watcher: Watcher) -> None:
         self._watchers.discard(watcher)
+        if watcher.boards:
+            left = self._boards[watcher.viewer] - 1
+            if left:
+                self._boards[watcher.viewer] = left
+            else:
+                del self._boards[watcher.viewer]
+
+    def board_viewers(self) -> list[str | None]:
+        """The kinds of viewer some watcher wants the board after each entry for."""
+        return list(self._boards)
 
     def publish(
-        self, sequence: int, frame: bytes, owner: str | None = None, decider: str | None = None
+        self,
+        sequence: int,
+        frame: bytes,
+        owner: str | None = None,
+        decider: str | None = None,
+        boards: Boards | None = None,
     ) -> None:
         """Queue ``frame`` for every watcher not skipping ``owner``; cut off the laggards.
 
         ``decider`` is who decides next (None: nobody, or not known); watchers
-        holding frames for somebody else keep holding them.
+        holding frames for somebody else keep holding them. ``boards`` are the
+        boards after the entry, for the watchers that asked.
         """
         lagging = [
             w
             for w in self._watchers
             if (owner is None or w.skip != owner)
             and not w.push(
-                sequence, frame, w.hold_for is None or decider is None or w.hold_for == decider
+                sequence,
+                _with_board(frame, boards, w),
+                w.hold_for is None or decider is None or w.hold_for == decider,
             )
         ]
         for watcher in lagging:
-            self._watchers.discard(watcher)
+            self._drop(watcher)
 
-    def publish_many(self, items: list[tuple[int, bytes, str | None, str | None]]) -> None:
-        """Publish a run of entries ``(sequence, frame, owner, decider)`` at once.
+    def publish_many(
+        self, items: list[tuple[int, bytes, str | None, str | None, Boards | None]]
+    ) -> None:
+        """Publish a run of entries ``(sequence, frame, owner, decider, boards)`` at once.
 
         Each watcher gets the frames it takes joined as one, so a run that
         arrives together (a node catching up with another's entries) does not
@@ -174,19 +220,31 @@ class Hub:
         last = items[-1][0]
         lagging = []
         for watcher in self._watchers:
-            frames = [f for _, f, owner, _ in items if owner is None or watcher.skip != owner]
+            frames = [
+                _with_board(f, boards, watcher)
+                for _, f, owner, _, boards in items
+                if owner is None or watcher.skip != owner
+            ]
             if not frames:
                 continue
             release = watcher.hold_for is None or any(
-                decider is None or decider == watcher.hold_for for *_, decider in items
+                decider is None or decider == watcher.hold_for for _, _, _, decider, _ in items
             )
             if not watcher.push(last, b"".join(frames), release):
                 lagging.append(watcher)
         for watcher in lagging:
-            self._watchers.discard(watcher)
+            self._drop(watcher)
 
     def close(self, why: End) -> None:
         """End every watch (game over or shutdown)."""
         for watcher in self._watchers:
             watcher.close(why)
         self._watchers.clear()
+        self._boards.clear()
+
+
+def _with_board(frame: bytes, boards: Boards | None, watcher: Watcher) -> bytes:
+    """``frame``, followed by the board after it if ``watcher`` asked for boards."""
+    if not watcher.boards or boards is None:
+        return frame
+    return frame + boards.get(watcher.viewer, b"")

@@ -331,26 +331,33 @@ class Registry:
         return lambda after, until: self.history(gid, after, until)
 
     async def past(self, name: str, at: int) -> tuple[Stored, dict[str, Any] | None]:
-        """The game right after entry ``at``, as a spectator saw it."""
-        gid = game_id(name)
-        stored = await self.store.load(gid)
-        if stored is None:
-            raise not_found(name)
-        last = stored.entries[-1].sequence if stored.entries else 0
+        """The game right after entry ``at``, as a spectator saw it.
+
+        Rebuilt from the game's last checkpoint at or before ``at`` (kept in
+        memory) and at most ``checkpoint_every`` entries read from the store,
+        so its cost does not grow with the length of the game.
+        """
+        game = await self.find(name)
+        last = game.sequence
+        if at > last:  # this node may not have applied the newest entries yet
+            stored = await self.store.load(game.id, entries=False)
+            last = stored.summary.sequence if stored is not None else last
         if not 0 <= at <= last:
             raise ServiceError(
                 ServerReason.SEQUENCE_OUT_OF_RANGE,
                 f"at_sequence must be 0..{last}",
                 sequence=last,
             )
-        entries = stored.entries[:at]
-        past = Authority(
-            Stored(stored.setup, stored.summary, entries),
-            self.store,
-            self._limits,
-            owner=False,
-            keep_after=at,
-        )
+        checkpoint = game.checkpoint(at)
+        start = checkpoint.sequence if checkpoint is not None else 0
+        entries = await self.store.entries(game.id, start, at - start) if at > start else []
+        if len(entries) != at - start or any(
+            e.sequence != start + i for i, e in enumerate(entries, 1)
+        ):
+            raise ServiceError(
+                ServerReason.SEQUENCE_OUT_OF_RANGE, f"at_sequence must be 0..{last}", sequence=last
+            )
+        past = Authority.rebuilt(game.setup, self.store, self._limits, checkpoint, entries)
         return past.latest(None)
 
     async def log_page(self, name: str, after: int, size: int) -> tuple[list[bytes], int, bool]:
@@ -449,10 +456,18 @@ class Registry:
     # ------------------------------------------------------------ housekeeping
 
     async def _sweep(self) -> None:
-        """Let go of games nobody plays or watches here any more."""
+        """Let go of games nobody plays or watches here any more; keep the others driven."""
         while True:
             await asyncio.sleep(max(self.idle / 4, 0.05))
             self.evict_idle()
+            self.drive()
+
+    def drive(self) -> None:
+        """Let every game this node owns act by itself if it must (a bot to move, a turn
+        clock to run), whatever ended its bots' task or its clock before."""
+        for game in self._games.values():
+            if game.owner and not game.broken:
+                game.resume()
 
     def evict_idle(self, now: float | None = None) -> int:
         """Drop idle games from memory (their state is in the store); returns how many."""

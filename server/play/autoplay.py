@@ -22,6 +22,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: Seconds before a bot whose decision failed (its worker died, say) tries again,
+#: doubling at each failure in a row up to ``RETRY_MOST``: a game whose bot is to
+#: move is never left standing, and a failure that repeats is not hammered.
+RETRY_FIRST = 1.0
+RETRY_MOST = 60.0
+
 
 class Autoplay:
     """The bots and the turn clock of one game."""
@@ -30,6 +36,9 @@ class Autoplay:
         self._game = game
         self._runner = runner
         self._bot_task: asyncio.Future[None] | None = None
+        #: The bots' next try after a failed decision, and the wait before the one after.
+        self._retry: asyncio.TimerHandle | None = None
+        self._retry_after = RETRY_FIRST
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at = -1  # the sequence the turn clock runs for
         self._tasks: set[asyncio.Future[Any]] = set()
@@ -46,13 +55,20 @@ class Autoplay:
 
     @property
     def busy(self) -> bool:
-        """Whether a bot is thinking or a clock is running."""
-        return (self._bot_task is not None and not self._bot_task.done()) or (
-            self._timer is not None
+        """Whether a bot is thinking (or will try again), or a clock is running."""
+        return (
+            (self._bot_task is not None and not self._bot_task.done())
+            or self._timer is not None
+            or self._retry is not None
         )
 
     def after_change(self) -> None:
-        """Let a bot move, or run the turn clock of a person's seat."""
+        """Let a bot move, or run the turn clock of a person's seat.
+
+        Called after every change, when the game is taken up here, and now and
+        then by the registry: whatever ended the bots' task or the clock, the
+        game is driven again (a bot that failed waits for its retry).
+        """
         game = self._game
         if self._stopped:
             return
@@ -63,7 +79,7 @@ class Autoplay:
         player = engine.active_player
         if player in game.seats.bots:
             self._stop_clock()
-            if self._bot_task is None or self._bot_task.done():
+            if self._retry is None and (self._bot_task is None or self._bot_task.done()):
                 self._bot_task = asyncio.ensure_future(self._play_bots())
             return
         most = int(game.settings.get("max_turn_decisions") or 0)
@@ -93,6 +109,17 @@ class Autoplay:
         self._timer = None
         self._timer_at = -1
         self._spawn(self._game.take_over(sequence, player, "timed_out"))
+
+    def _failed(self) -> None:
+        """A bot's decision failed: the bots try again a while later."""
+        if self._stopped:
+            return
+        delay, self._retry_after = self._retry_after, min(RETRY_MOST, self._retry_after * 2)
+        self._retry = asyncio.get_running_loop().call_later(delay, self._try_again)
+
+    def _try_again(self) -> None:
+        self._retry = None
+        self.after_change()
 
     def _spawn(self, change: Any) -> None:
         task = asyncio.ensure_future(change)
@@ -179,15 +206,17 @@ class Autoplay:
                     "bot action refused",
                     extra={"game": game.id, "colour": player, "reason": error.reason},
                 )
-                return
-            except RuntimeError:  # the executor was shut down: the server is stopping
+                self._failed()
                 return
             except Exception:
-                if game.broken:
+                # (A worker pool that broke twice is a failure: the bot tries again later.)
+                if game.broken or self._runner.closed:  # the game moved; the server stops
                     return
                 self.bot_refusals += 1
                 log.exception("bot failed", extra={"game": game.id, "colour": player})
+                self._failed()
                 return
+            self._retry_after = RETRY_FIRST
             self.bot_moves += 1
             self._runner.moved()
 
@@ -195,6 +224,9 @@ class Autoplay:
         """Stop the bots and the clock for good."""
         self._stopped = True
         self._stop_clock()
+        if self._retry is not None:
+            self._retry.cancel()
+            self._retry = None
         if self._bot_task is not None:
             self._bot_task.cancel()
         for task in list(self._tasks):

@@ -140,6 +140,11 @@ class BotRunner:
         return concurrent.futures.ThreadPoolExecutor(self.config.workers, thread_name_prefix="bot")
 
     @property
+    def closed(self) -> bool:
+        """Whether the runner was closed (the server is stopping)."""
+        return self._closed
+
+    @property
     def executor(self) -> concurrent.futures.Executor:
         """Where :func:`think` runs."""
         return self._executor
@@ -152,7 +157,8 @@ class BotRunner:
     async def think(self, job: Job) -> Any:
         """The bot's choice for ``job``, once a worker is free (first come, first served).
 
-        Raises RuntimeError once the runner is closed.
+        Raises RuntimeError once the runner is closed, and BrokenExecutor (a
+        RuntimeError too) when its worker died with a fresh pool as well.
         """
         if self._slots is None:
             self._slots = asyncio.Semaphore(max(1, self.config.workers))

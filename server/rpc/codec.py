@@ -518,6 +518,7 @@ _FRAME_TAG = varint(spb.WatchGameResponse.DESCRIPTOR.fields_by_name["entries"].n
 _REPLY_TAG = varint(spb.SubmitActionResponse.DESCRIPTOR.fields_by_name["entry"].number << 3 | 2)
 _LIST_TAG = varint(spb.ListGameEntriesResponse.DESCRIPTOR.fields_by_name["entries"].number << 3 | 2)
 _LATEST = spb.WatchGameResponse.DESCRIPTOR.fields_by_name["latest"].number
+_BOARDS = spb.WatchGameResponse.DESCRIPTOR.fields_by_name["boards"].number
 
 
 def _frame(sequence: int, change: str, data: bytes) -> bytes:
@@ -605,3 +606,8 @@ def watch_snapshot(game: Stored, view: Mapping[str, Json] | None) -> bytes:
 def latest_field(game: Stored, view: Mapping[str, Json] | None) -> bytes:
     """The ``latest`` field of a watch message."""
     return field_bytes(_LATEST, snapshot_to_proto(game, view).SerializeToString())
+
+
+def board_field(game: Stored, view: Mapping[str, Json] | None) -> bytes:
+    """One ``boards`` field of a watch message: the game right after an entry."""
+    return field_bytes(_BOARDS, snapshot_to_proto(game, view).SerializeToString())

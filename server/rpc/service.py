@@ -315,6 +315,7 @@ class GameService:
             hold,
             older=self.registry.older(game.id),
             gather=request.gather_millis / 1000,
+            boards=request.include_boards,
         )
         return game, viewer, first, watcher
 

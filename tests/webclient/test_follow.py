@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, Route
 from playwright.sync_api import Error as PlaywrightError
 
 from engine import Game
@@ -161,6 +161,63 @@ def test_a_bots_round_is_played_back_step_by_step(
         page.get_by_test_id("skip").click()  # everything at once, then it is yellow's turn again
         page.wait_for_function("document.body.dataset.myturn === '1'", timeout=5000)
         assert not page.get_by_test_id("skip").is_visible()
+    finally:
+        context.close()
+    assert errors == []
+
+
+def yellow_plays(api: Api, game: str, token: str, rounds: int, seed: int) -> int:
+    """Answer yellow's next ``rounds`` decisions through the API, each time waiting
+    for the bots' answers; the sequence yellow decides at then."""
+    rng = random.Random(seed)
+    now = yellows_turn_after(api, game, 0)
+    for _ in range(rounds):
+        action = rng.choice(now["view"]["decision"]["options"])
+        body = {"sequence": now["sequence"], "request_id": f"y{now['sequence']}", "action": action}
+        api.ok("POST", f"/api/v1/games/{game}/actions", body, token)
+        now = yellows_turn_after(api, game, int(now["sequence"]))
+    return int(now["sequence"])
+
+
+def test_a_followed_game_asks_the_server_for_no_past_board(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    """Entries that reach the page in a batch (here: a stream resumed after the
+    bots answered) each carry the board after them: the page plays them back one
+    by one and never asks for ``at_sequence``."""
+    errors: list[str] = []
+    context = browser.new_context(viewport=DESKTOP)
+    context.add_init_script(SHOWN)
+    asked: list[str] = []
+    context.on("request", lambda r: asked.append(r.url) if "/api/" in r.url else None)
+    page = context.new_page()
+    watch_errors(page, errors)
+    game, token = bots_game(api, "yellow", ["red", "green", "blue"])
+    streams: list[str] = []
+
+    def stream(route: Route) -> None:
+        # The page's stream comes back only once yellow and the bots have moved on.
+        streams.append(route.request.url)
+        if len(streams) == 2:
+            yellow_plays(api, game, token, 3, seed=2)
+        route.continue_()
+
+    try:
+        page.route("**/events*", stream)
+        page.goto(f"{gateway.url}/games/{game}")
+        start = yellow_plays(api, game, token, 1, seed=1)
+        page.wait_for_function(f"document.body.dataset.sequence === '{start}'", timeout=BUSY)
+        feed = gateway.app.extensions["tongiaki.feeds"].live(f"games/{game}")
+        feed.stop()  # the page reconnects, and the entries it missed come as one batch
+        page.wait_for_function(f"document.body.dataset.sequence > '{start}'", timeout=BUSY)
+        last = int(api.ok("GET", f"/api/v1/games/{game}")["snapshot"]["sequence"])
+        page.wait_for_function(f"document.body.dataset.sequence === '{last}'", timeout=BUSY)
+        assert len(streams) == 2 and last - start >= 4
+        steps = [int(s["s"]) for s in page.evaluate("window.shown")]
+        # Every entry was on screen, one after the other.
+        assert [s for s in steps if s > start] == list(range(start + 1, last + 1)), steps
+        assert any("/entries" in u for u in asked)  # requests are seen here
+        assert [u for u in asked if "at_sequence" in u] == []
     finally:
         context.close()
     assert errors == []

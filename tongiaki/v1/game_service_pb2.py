@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from tongiaki.v1 import game_pb2 as tongiaki_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1etongiaki/v1/game_service.proto\x12\x0btongiaki.v1\x1a\x16tongiaki/v1/game.proto\"d\n\x11\x43reateGameRequest\x12\"\n\x05seats\x18\x01 \x03(\x0e\x32\x13.tongiaki.v1.Colour\x12+\n\x08settings\x18\x02 \x01(\x0b\x32\x19.tongiaki.v1.GameSettings\"M\n\x12\x43reateGameResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tongiaki.v1.Game\x12\x16\n\x0ewebhook_secret\x18\x02 \x01(\t\"Z\n\x0fJoinGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12#\n\x06\x63olour\x18\x02 \x01(\x0e\x32\x13.tongiaki.v1.Colour\x12\x14\n\x0c\x64isplay_name\x18\x03 \x01(\t\"l\n\x10JoinGameResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tongiaki.v1.Game\x12#\n\x06\x63olour\x18\x02 \x01(\x0e\x32\x13.tongiaki.v1.Colour\x12\x12\n\nseat_token\x18\x03 \x01(\t\" \n\x10StartGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"4\n\x11StartGameResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tongiaki.v1.Game\"H\n\x0eGetGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x18\n\x0b\x61t_sequence\x18\x02 \x01(\x03H\x00\x88\x01\x01\x42\x0e\n\x0c_at_sequence\">\n\x0fGetGameResponse\x12+\n\x08snapshot\x18\x01 \x01(\x0b\x32\x19.tongiaki.v1.GameSnapshot\"\x92\x01\n\x13SubmitActionRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x10\n\x08sequence\x18\x02 \x01(\x03\x12\x12\n\nrequest_id\x18\x03 \x01(\t\x12%\n\x06\x61\x63tion\x18\x04 \x01(\x0b\x32\x13.tongiaki.v1.ActionH\x00\x12\x15\n\x0b\x61\x63tion_json\x18\x05 \x01(\tH\x00\x42\t\n\x07payload\"<\n\x14SubmitActionResponse\x12$\n\x05\x65ntry\x18\x01 \x01(\x0b\x32\x15.tongiaki.v1.LogEntry\"\x93\x01\n\x14SubmitActionsRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x10\n\x08sequence\x18\x02 \x01(\x03\x12\x12\n\nrequest_id\x18\x03 \x01(\t\x12%\n\x06\x61\x63tion\x18\x04 \x01(\x0b\x32\x13.tongiaki.v1.ActionH\x00\x12\x15\n\x0b\x61\x63tion_json\x18\x05 \x01(\tH\x00\x42\t\n\x07payload\"=\n\x15SubmitActionsResponse\x12$\n\x05\x65ntry\x18\x01 \x01(\x0b\x32\x15.tongiaki.v1.LogEntry\"\xb5\x01\n\x10WatchGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x1b\n\x0e\x61\x66ter_sequence\x18\x02 \x01(\x03H\x00\x88\x01\x01\x12\x1b\n\x13\x65xclude_own_actions\x18\x03 \x01(\x08\x12\x17\n\x0fhold_until_turn\x18\x04 \x01(\x08\x12\x16\n\x0einclude_latest\x18\x05 \x01(\x08\x12\x15\n\rgather_millis\x18\x06 \x01(\x05\x42\x11\n\x0f_after_sequence\"\xb8\x01\n\x11WatchGameResponse\x12+\n\x08snapshot\x18\x01 \x01(\x0b\x32\x19.tongiaki.v1.GameSnapshot\x12&\n\x07\x65ntries\x18\x02 \x03(\x0b\x32\x15.tongiaki.v1.LogEntry\x12\x10\n\x08sequence\x18\x03 \x01(\x03\x12\x11\n\tcaught_up\x18\x04 \x01(\x08\x12)\n\x06latest\x18\x05 \x01(\x0b\x32\x19.tongiaki.v1.GameSnapshot\"t\n\x10ListGamesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12%\n\x05state\x18\x03 \x01(\x0e\x32\x16.tongiaki.v1.GameState\x12\x12\n\nopen_seats\x18\x04 \x01(\x08\"N\n\x11ListGamesResponse\x12 \n\x05games\x18\x01 \x03(\x0b\x32\x11.tongiaki.v1.Game\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\" \n\x10LeaveGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"4\n\x11LeaveGameResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tongiaki.v1.Game\"$\n\x14GetGameRecordRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"U\n\x15GetGameRecordResponse\x12\'\n\x06record\x18\x01 \x01(\x0b\x32\x17.tongiaki.v1.GameRecord\x12\x13\n\x0brecord_json\x18\x02 \x01(\t\"E\n\x0fTakeBackRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x10\n\x08sequence\x18\x02 \x01(\x03\x12\x12\n\nrequest_id\x18\x03 \x01(\t\"8\n\x10TakeBackResponse\x12$\n\x05\x65ntry\x18\x01 \x01(\x0b\x32\x15.tongiaki.v1.LogEntry\"Q\n\x16ListGameEntriesRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x16\n\x0e\x61\x66ter_sequence\x18\x02 \x01(\x03\x12\x11\n\tpage_size\x18\x03 \x01(\x05\"a\n\x17ListGameEntriesResponse\x12&\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x15.tongiaki.v1.LogEntry\x12\x10\n\x08sequence\x18\x02 \x01(\x03\x12\x0c\n\x04more\x18\x03 \x01(\x08\"[\n\x12SendMessageRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12#\n\x06phrase\x18\x02 \x01(\x0e\x32\x13.tongiaki.v1.Phrase\x12\x12\n\nrequest_id\x18\x03 \x01(\t\";\n\x13SendMessageResponse\x12$\n\x05\x65ntry\x18\x01 \x01(\x0b\x32\x15.tongiaki.v1.LogEntry\"%\n\x15ProposeRematchRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"J\n\x16ProposeRematchResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tongiaki.v1.Game\x12\x0f\n\x07\x63reated\x18\x02 \x01(\x08\x32\xfa\x08\n\x0bGameService\x12M\n\nCreateGame\x12\x1e.tongiaki.v1.CreateGameRequest\x1a\x1f.tongiaki.v1.CreateGameResponse\x12G\n\x08JoinGame\x12\x1c.tongiaki.v1.JoinGameRequest\x1a\x1d.tongiaki.v1.JoinGameResponse\x12J\n\tStartGame\x12\x1d.tongiaki.v1.StartGameRequest\x1a\x1e.tongiaki.v1.StartGameResponse\x12\x44\n\x07GetGame\x12\x1b.tongiaki.v1.GetGameRequest\x1a\x1c.tongiaki.v1.GetGameResponse\x12S\n\x0cSubmitAction\x12 .tongiaki.v1.SubmitActionRequest\x1a!.tongiaki.v1.SubmitActionResponse\x12Z\n\rSubmitActions\x12!.tongiaki.v1.SubmitActionsRequest\x1a\".tongiaki.v1.SubmitActionsResponse(\x01\x30\x01\x12L\n\tWatchGame\x12\x1d.tongiaki.v1.WatchGameRequest\x1a\x1e.tongiaki.v1.WatchGameResponse0\x01\x12J\n\tListGames\x12\x1d.tongiaki.v1.ListGamesRequest\x1a\x1e.tongiaki.v1.ListGamesResponse\x12J\n\tLeaveGame\x12\x1d.tongiaki.v1.LeaveGameRequest\x1a\x1e.tongiaki.v1.LeaveGameResponse\x12V\n\rGetGameRecord\x12!.tongiaki.v1.GetGameRecordRequest\x1a\".tongiaki.v1.GetGameRecordResponse\x12G\n\x08TakeBack\x12\x1c.tongiaki.v1.TakeBackRequest\x1a\x1d.tongiaki.v1.TakeBackResponse\x12\\\n\x0fListGameEntries\x12#.tongiaki.v1.ListGameEntriesRequest\x1a$.tongiaki.v1.ListGameEntriesResponse\x12P\n\x0bSendMessage\x12\x1f.tongiaki.v1.SendMessageRequest\x1a .tongiaki.v1.SendMessageResponse\x12Y\n\x0eProposeRematch\x12\".tongiaki.v1.ProposeRematchRequest\x1a#.tongiaki.v1.ProposeRematchResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1etongiaki/v1/game_service.proto\x12\x0btongiaki.v1\x1a\x16tongiaki/v1/game.proto\"d\n\x11\x43reateGameRequest\x12\"\n\x05seats\x18\x01 \x03(\x0e\x32\x13.tongiaki.v1.Colour\x12+\n\x08settings\x18\x02 \x01(\x0b\x32\x19.tongiaki.v1.GameSettings\"M\n\x12\x43reateGameResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tongiaki.v1.Game\x12\x16\n\x0ewebhook_secret\x18\x02 \x01(\t\"Z\n\x0fJoinGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12#\n\x06\x63olour\x18\x02 \x01(\x0e\x32\x13.tongiaki.v1.Colour\x12\x14\n\x0c\x64isplay_name\x18\x03 \x01(\t\"l\n\x10JoinGameResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tongiaki.v1.Game\x12#\n\x06\x63olour\x18\x02 \x01(\x0e\x32\x13.tongiaki.v1.Colour\x12\x12\n\nseat_token\x18\x03 \x01(\t\" \n\x10StartGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"4\n\x11StartGameResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tongiaki.v1.Game\"H\n\x0eGetGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x18\n\x0b\x61t_sequence\x18\x02 \x01(\x03H\x00\x88\x01\x01\x42\x0e\n\x0c_at_sequence\">\n\x0fGetGameResponse\x12+\n\x08snapshot\x18\x01 \x01(\x0b\x32\x19.tongiaki.v1.GameSnapshot\"\x92\x01\n\x13SubmitActionRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x10\n\x08sequence\x18\x02 \x01(\x03\x12\x12\n\nrequest_id\x18\x03 \x01(\t\x12%\n\x06\x61\x63tion\x18\x04 \x01(\x0b\x32\x13.tongiaki.v1.ActionH\x00\x12\x15\n\x0b\x61\x63tion_json\x18\x05 \x01(\tH\x00\x42\t\n\x07payload\"<\n\x14SubmitActionResponse\x12$\n\x05\x65ntry\x18\x01 \x01(\x0b\x32\x15.tongiaki.v1.LogEntry\"\x93\x01\n\x14SubmitActionsRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x10\n\x08sequence\x18\x02 \x01(\x03\x12\x12\n\nrequest_id\x18\x03 \x01(\t\x12%\n\x06\x61\x63tion\x18\x04 \x01(\x0b\x32\x13.tongiaki.v1.ActionH\x00\x12\x15\n\x0b\x61\x63tion_json\x18\x05 \x01(\tH\x00\x42\t\n\x07payload\"=\n\x15SubmitActionsResponse\x12$\n\x05\x65ntry\x18\x01 \x01(\x0b\x32\x15.tongiaki.v1.LogEntry\"\xcd\x01\n\x10WatchGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x1b\n\x0e\x61\x66ter_sequence\x18\x02 \x01(\x03H\x00\x88\x01\x01\x12\x1b\n\x13\x65xclude_own_actions\x18\x03 \x01(\x08\x12\x17\n\x0fhold_until_turn\x18\x04 \x01(\x08\x12\x16\n\x0einclude_latest\x18\x05 \x01(\x08\x12\x15\n\rgather_millis\x18\x06 \x01(\x05\x12\x16\n\x0einclude_boards\x18\x07 \x01(\x08\x42\x11\n\x0f_after_sequence\"\xe3\x01\n\x11WatchGameResponse\x12+\n\x08snapshot\x18\x01 \x01(\x0b\x32\x19.tongiaki.v1.GameSnapshot\x12&\n\x07\x65ntries\x18\x02 \x03(\x0b\x32\x15.tongiaki.v1.LogEntry\x12\x10\n\x08sequence\x18\x03 \x01(\x03\x12\x11\n\tcaught_up\x18\x04 \x01(\x08\x12)\n\x06latest\x18\x05 \x01(\x0b\x32\x19.tongiaki.v1.GameSnapshot\x12)\n\x06\x62oards\x18\x06 \x03(\x0b\x32\x19.tongiaki.v1.GameSnapshot\"t\n\x10ListGamesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12%\n\x05state\x18\x03 \x01(\x0e\x32\x16.tongiaki.v1.GameState\x12\x12\n\nopen_seats\x18\x04 \x01(\x08\"N\n\x11ListGamesResponse\x12 \n\x05games\x18\x01 \x03(\x0b\x32\x11.tongiaki.v1.Game\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\" \n\x10LeaveGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"4\n\x11LeaveGameResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tongiaki.v1.Game\"$\n\x14GetGameRecordRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"U\n\x15GetGameRecordResponse\x12\'\n\x06record\x18\x01 \x01(\x0b\x32\x17.tongiaki.v1.GameRecord\x12\x13\n\x0brecord_json\x18\x02 \x01(\t\"E\n\x0fTakeBackRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x10\n\x08sequence\x18\x02 \x01(\x03\x12\x12\n\nrequest_id\x18\x03 \x01(\t\"8\n\x10TakeBackResponse\x12$\n\x05\x65ntry\x18\x01 \x01(\x0b\x32\x15.tongiaki.v1.LogEntry\"Q\n\x16ListGameEntriesRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x16\n\x0e\x61\x66ter_sequence\x18\x02 \x01(\x03\x12\x11\n\tpage_size\x18\x03 \x01(\x05\"a\n\x17ListGameEntriesResponse\x12&\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x15.tongiaki.v1.LogEntry\x12\x10\n\x08sequence\x18\x02 \x01(\x03\x12\x0c\n\x04more\x18\x03 \x01(\x08\"[\n\x12SendMessageRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12#\n\x06phrase\x18\x02 \x01(\x0e\x32\x13.tongiaki.v1.Phrase\x12\x12\n\nrequest_id\x18\x03 \x01(\t\";\n\x13SendMessageResponse\x12$\n\x05\x65ntry\x18\x01 \x01(\x0b\x32\x15.tongiaki.v1.LogEntry\"%\n\x15ProposeRematchRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"J\n\x16ProposeRematchResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tongiaki.v1.Game\x12\x0f\n\x07\x63reated\x18\x02 \x01(\x08\x32\xfa\x08\n\x0bGameService\x12M\n\nCreateGame\x12\x1e.tongiaki.v1.CreateGameRequest\x1a\x1f.tongiaki.v1.CreateGameResponse\x12G\n\x08JoinGame\x12\x1c.tongiaki.v1.JoinGameRequest\x1a\x1d.tongiaki.v1.JoinGameResponse\x12J\n\tStartGame\x12\x1d.tongiaki.v1.StartGameRequest\x1a\x1e.tongiaki.v1.StartGameResponse\x12\x44\n\x07GetGame\x12\x1b.tongiaki.v1.GetGameRequest\x1a\x1c.tongiaki.v1.GetGameResponse\x12S\n\x0cSubmitAction\x12 .tongiaki.v1.SubmitActionRequest\x1a!.tongiaki.v1.SubmitActionResponse\x12Z\n\rSubmitActions\x12!.tongiaki.v1.SubmitActionsRequest\x1a\".tongiaki.v1.SubmitActionsResponse(\x01\x30\x01\x12L\n\tWatchGame\x12\x1d.tongiaki.v1.WatchGameRequest\x1a\x1e.tongiaki.v1.WatchGameResponse0\x01\x12J\n\tListGames\x12\x1d.tongiaki.v1.ListGamesRequest\x1a\x1e.tongiaki.v1.ListGamesResponse\x12J\n\tLeaveGame\x12\x1d.tongiaki.v1.LeaveGameRequest\x1a\x1e.tongiaki.v1.LeaveGameResponse\x12V\n\rGetGameRecord\x12!.tongiaki.v1.GetGameRecordRequest\x1a\".tongiaki.v1.GetGameRecordResponse\x12G\n\x08TakeBack\x12\x1c.tongiaki.v1.TakeBackRequest\x1a\x1d.tongiaki.v1.TakeBackResponse\x12\\\n\x0fListGameEntries\x12#.tongiaki.v1.ListGameEntriesRequest\x1a$.tongiaki.v1.ListGameEntriesResponse\x12P\n\x0bSendMessage\x12\x1f.tongiaki.v1.SendMessageRequest\x1a .tongiaki.v1.SendMessageResponse\x12Y\n\x0eProposeRematch\x12\".tongiaki.v1.ProposeRematchRequest\x1a#.tongiaki.v1.ProposeRematchResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -57,37 +57,37 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SUBMITACTIONSRESPONSE']._serialized_start=1041
   _globals['_SUBMITACTIONSRESPONSE']._serialized_end=1102
   _globals['_WATCHGAMEREQUEST']._serialized_start=1105
-  _globals['_WATCHGAMEREQUEST']._serialized_end=1286
-  _globals['_WATCHGAMERESPONSE']._serialized_start=1289
-  _globals['_WATCHGAMERESPONSE']._serialized_end=1473
-  _globals['_LISTGAMESREQUEST']._serialized_start=1475
-  _globals['_LISTGAMESREQUEST']._serialized_end=1591
-  _globals['_LISTGAMESRESPONSE']._serialized_start=1593
-  _globals['_LISTGAMESRESPONSE']._serialized_end=1671
-  _globals['_LEAVEGAMEREQUEST']._serialized_start=1673
-  _globals['_LEAVEGAMEREQUEST']._serialized_end=1705
-  _globals['_LEAVEGAMERESPONSE']._serialized_start=1707
-  _globals['_LEAVEGAMERESPONSE']._serialized_end=1759
-  _globals['_GETGAMERECORDREQUEST']._serialized_start=1761
-  _globals['_GETGAMERECORDREQUEST']._serialized_end=1797
-  _globals['_GETGAMERECORDRESPONSE']._serialized_start=1799
-  _globals['_GETGAMERECORDRESPONSE']._serialized_end=1884
-  _globals['_TAKEBACKREQUEST']._serialized_start=1886
-  _globals['_TAKEBACKREQUEST']._serialized_end=1955
-  _globals['_TAKEBACKRESPONSE']._serialized_start=1957
-  _globals['_TAKEBACKRESPONSE']._serialized_end=2013
-  _globals['_LISTGAMEENTRIESREQUEST']._serialized_start=2015
-  _globals['_LISTGAMEENTRIESREQUEST']._serialized_end=2096
-  _globals['_LISTGAMEENTRIESRESPONSE']._serialized_start=2098
-  _globals['_LISTGAMEENTRIESRESPONSE']._serialized_end=2195
-  _globals['_SENDMESSAGEREQUEST']._serialized_start=2197
-  _globals['_SENDMESSAGEREQUEST']._serialized_end=2288
-  _globals['_SENDMESSAGERESPONSE']._serialized_start=2290
-  _globals['_SENDMESSAGERESPONSE']._serialized_end=2349
-  _globals['_PROPOSEREMATCHREQUEST']._serialized_start=2351
-  _globals['_PROPOSEREMATCHREQUEST']._serialized_end=2388
-  _globals['_PROPOSEREMATCHRESPONSE']._serialized_start=2390
-  _globals['_PROPOSEREMATCHRESPONSE']._serialized_end=2464
-  _globals['_GAMESERVICE']._serialized_start=2467
-  _globals['_GAMESERVICE']._serialized_end=3613
+  _globals['_WATCHGAMEREQUEST']._serialized_end=1310
+  _globals['_WATCHGAMERESPONSE']._serialized_start=1313
+  _globals['_WATCHGAMERESPONSE']._serialized_end=1540
+  _globals['_LISTGAMESREQUEST']._serialized_start=1542
+  _globals['_LISTGAMESREQUEST']._serialized_end=1658
+  _globals['_LISTGAMESRESPONSE']._serialized_start=1660
+  _globals['_LISTGAMESRESPONSE']._serialized_end=1738
+  _globals['_LEAVEGAMEREQUEST']._serialized_start=1740
+  _globals['_LEAVEGAMEREQUEST']._serialized_end=1772
+  _globals['_LEAVEGAMERESPONSE']._serialized_start=1774
+  _globals['_LEAVEGAMERESPONSE']._serialized_end=1826
+  _globals['_GETGAMERECORDREQUEST']._serialized_start=1828
+  _globals['_GETGAMERECORDREQUEST']._serialized_end=1864
+  _globals['_GETGAMERECORDRESPONSE']._serialized_start=1866
+  _globals['_GETGAMERECORDRESPONSE']._serialized_end=1951
+  _globals['_TAKEBACKREQUEST']._serialized_start=1953
+  _globals['_TAKEBACKREQUEST']._serialized_end=2022
+  _globals['_TAKEBACKRESPONSE']._serialized_start=2024
+  _globals['_TAKEBACKRESPONSE']._serialized_end=2080
+  _globals['_LISTGAMEENTRIESREQUEST']._serialized_start=2082
+  _globals['_LISTGAMEENTRIESREQUEST']._serialized_end=2163
+  _globals['_LISTGAMEENTRIESRESPONSE']._serialized_start=2165
+  _globals['_LISTGAMEENTRIESRESPONSE']._serialized_end=2262
+  _globals['_SENDMESSAGEREQUEST']._serialized_start=2264
+  _globals['_SENDMESSAGEREQUEST']._serialized_end=2355
+  _globals['_SENDMESSAGERESPONSE']._serialized_start=2357
+  _globals['_SENDMESSAGERESPONSE']._serialized_end=2416
+  _globals['_PROPOSEREMATCHREQUEST']._serialized_start=2418
+  _globals['_PROPOSEREMATCHREQUEST']._serialized_end=2455
+  _globals['_PROPOSEREMATCHRESPONSE']._serialized_start=2457
+  _globals['_PROPOSEREMATCHRESPONSE']._serialized_end=2531
+  _globals['_GAMESERVICE']._serialized_start=2534
+  _globals['_GAMESERVICE']._serialized_end=3680
 # @@protoc_insertion_point(module_scope)

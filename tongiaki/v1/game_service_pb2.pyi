@@ -395,6 +395,7 @@ class WatchGameRequest(_message.Message):
     HOLD_UNTIL_TURN_FIELD_NUMBER: _builtins.int
     INCLUDE_LATEST_FIELD_NUMBER: _builtins.int
     GATHER_MILLIS_FIELD_NUMBER: _builtins.int
+    INCLUDE_BOARDS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The game, `games/{game}`."""
     after_sequence: _builtins.int
@@ -419,6 +420,12 @@ class WatchGameRequest(_message.Message):
     spectator of a fast game): once an entry is ready, wait this many
     milliseconds (0 to 100) for more and send them all in one message. 0: at once.
     """
+    include_boards: _builtins.bool
+    """Every entry comes with the game right after it, as the caller sees it
+    (`boards`), so a client that plays entries back one by one never asks
+    GetGame (`at_sequence`) for the board between them. Each board is encoded
+    once per entry and kind of viewer and shared by every watch that asked.
+    """
     def __init__(
         self,
         *,
@@ -428,10 +435,11 @@ class WatchGameRequest(_message.Message):
         hold_until_turn: _builtins.bool = ...,
         include_latest: _builtins.bool = ...,
         gather_millis: _builtins.int = ...,
+        include_boards: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence", "after_sequence", b"after_sequence"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence", "after_sequence", b"after_sequence", "exclude_own_actions", b"exclude_own_actions", "gather_millis", b"gather_millis", "hold_until_turn", b"hold_until_turn", "include_latest", b"include_latest", "name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence", "after_sequence", b"after_sequence", "exclude_own_actions", b"exclude_own_actions", "gather_millis", b"gather_millis", "hold_until_turn", b"hold_until_turn", "include_boards", b"include_boards", "include_latest", b"include_latest", "name", b"name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__after_sequence: _TypeAlias = _typing.Literal["after_sequence"]  # noqa: Y015
     _WhichOneofArgType__after_sequence: _TypeAlias = _typing.Literal["_after_sequence", b"_after_sequence"]  # noqa: Y015
@@ -450,6 +458,7 @@ class WatchGameResponse(_message.Message):
     SEQUENCE_FIELD_NUMBER: _builtins.int
     CAUGHT_UP_FIELD_NUMBER: _builtins.int
     LATEST_FIELD_NUMBER: _builtins.int
+    BOARDS_FIELD_NUMBER: _builtins.int
     sequence: _builtins.int
     """The game's sequence number when `caught_up` is set."""
     caught_up: _builtins.bool
@@ -470,6 +479,13 @@ class WatchGameResponse(_message.Message):
         of this message (its `sequence` says which).
         """
 
+    @_builtins.property
+    def boards(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.GameSnapshot]:
+        """With `include_boards`: the game right after entries of `entries`, in their
+        order, each snapshot's `sequence` naming its entry. An entry replayed on a
+        resume may come without one (GetGame with `at_sequence` gives it).
+        """
+
     def __init__(
         self,
         *,
@@ -478,10 +494,11 @@ class WatchGameResponse(_message.Message):
         sequence: _builtins.int = ...,
         caught_up: _builtins.bool = ...,
         latest: _game_pb2.GameSnapshot | None = ...,
+        boards: _abc.Iterable[_game_pb2.GameSnapshot] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["latest", b"latest", "snapshot", b"snapshot"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["caught_up", b"caught_up", "entries", b"entries", "latest", b"latest", "sequence", b"sequence", "snapshot", b"snapshot"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["boards", b"boards", "caught_up", b"caught_up", "entries", b"entries", "latest", b"latest", "sequence", b"sequence", "snapshot", b"snapshot"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

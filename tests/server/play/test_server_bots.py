@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
 import random
+import signal
 import subprocess
 import sys
 import time
@@ -32,6 +34,7 @@ from server.game.authority import Authority, Limits
 from server.play.botseats import BotConfig
 from server.rpc import codec as convert
 from server.storage.base import ACTIVE
+from tests.faults import children
 from tongiaki.v1 import game_pb2 as pb
 from tongiaki.v1 import game_service_pb2 as spb
 
@@ -554,3 +557,48 @@ def test_a_bot_thinks_no_longer_than_the_pace() -> None:
     assert config.budget("strong", 0.8) == 0.1
     assert config.budget("expert", 0.8) == 0.8
     assert config.budget("expert", 0.0) == 1.0
+
+
+def _bot_workers() -> set[int]:
+    """The bot worker processes of this process's servers (spawned children)."""
+    found = set()
+    for pid in children(os.getpid()):
+        with contextlib.suppress(OSError):
+            command = Path(f"/proc/{pid}/cmdline").read_bytes()
+            if b"spawn_main" in command:
+                found.add(pid)
+    return found
+
+
+def test_a_bot_whose_workers_die_tries_again_and_its_game_ends(tmp_path: Path) -> None:
+    # One worker, killed at every search until a decision fails (the runner starts a
+    # fresh pool once per decision): the bot tries again a little later, and its game
+    # ends. (A bot that gave up would leave its game standing for ever: nobody else
+    # moves for it.)
+    bots = BotConfig(strong_budget=0.05, workers=1, processes=True)
+
+    async def main() -> None:
+        async with running(tmp_path, WHOLE_LOG, bots) as (server, stub, _channel):
+            created = await stub.CreateGame(
+                spb.CreateGameRequest(
+                    seats=[YELLOW, ORANGE],
+                    settings=bot_settings(pb.BOT_LEVEL_STRONG, pb.BOT_LEVEL_STRONG),
+                )
+            )
+            name = created.game.name
+            authority = await server.registry.find(name)
+            while authority.bot_refusals == 0 and authority.busy:
+                if server.runner.searching:
+                    for pid in _bot_workers():
+                        with contextlib.suppress(ProcessLookupError):
+                            os.kill(pid, signal.SIGKILL)
+                await asyncio.sleep(0.01)
+            stopped_at = authority.sequence
+            # A whole game: as long as a busy machine needs (the bound only stops a hang).
+            entries = await asyncio.wait_for(whole_log(stub, name), 600)
+            assert len(entries) > stopped_at
+            assert authority.bot_refusals == 1  # the decision that failed, tried again
+            assert authority.bot_moves == offered_only(entries)
+            await replays_to_the_same_end(stub, name)
+
+    asyncio.run(main())

@@ -24,6 +24,8 @@ import {
 
 // How long an entry stays on screen before the next is shown, at speed 1 (ms).
 const HOLD = 900;
+// How many recent entries' boards are kept (to play the last round again).
+const BOARDS_KEPT = 256;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const kindOf = (decision) => String(decision?.kind ?? "").replace(/^DECISION_KIND_/, "").toLowerCase();
 const hexKey = (x) => `${x?.q ?? 0},${x?.r ?? 0}`;
@@ -41,6 +43,8 @@ export class GamePage {
     this.sequence = null;
     // The snapshot on screen: it follows the latest one entry by entry.
     this.shown = null;
+    // The board after each recent entry, as the stream carried it (by sequence).
+    this.boards = new Map();
     this.queue = [];
     this.playing = false;
     this.skipping = false;
@@ -158,6 +162,7 @@ export class GamePage {
     const sequence = Number(snapshot.sequence);
     if (this.sequence !== null && sequence < this.sequence) return;
     this.snapshot = snapshot;
+    this.boards.set(sequence, snapshot);
     setPlayers(snapshot.game?.seats);
     if (!this.seat && !this.embedded) watched.add(this.id);
     this.sequence = sequence;
@@ -192,7 +197,11 @@ export class GamePage {
     if (this.sequence !== null && sequence <= this.sequence) return;
     this.queue.push({ sequence, entry: data.entry, snapshot: data.snapshot ?? null });
     this.sequence = sequence;
-    if (data.snapshot) this.snapshot = data.snapshot;
+    if (data.snapshot) {
+      this.snapshot = data.snapshot;
+      this.boards.set(sequence, data.snapshot);
+      if (this.boards.size > BOARDS_KEPT) this.boards.delete(this.boards.keys().next().value);
+    }
     if (data.entry.seat_joined && data.snapshot) setPlayers(data.snapshot.game?.seats);
     this.pump();
   }
@@ -223,9 +232,9 @@ export class GamePage {
         if (item.entry.action_taken_back) {
           after = { ...(after ?? this.shown), sequence: String(item.sequence), view: after?.view ?? item.entry.action_taken_back.view };
         }
+        // Every entry comes with the board after it; without one (a resume the
+        // server could not give boards for), the next entry's board is drawn.
         if (!after && Number(this.snapshot?.sequence) === item.sequence) after = this.snapshot;
-        // An entry of a batch comes without the board after it: ask the server for it.
-        if (!after && speed) after = await this.pastState(item.sequence);
         if (speed && item.entry.action_applied) {
           await this.board.camera.follow(item.entry, speed);
           await this.board.play(item.entry.action_applied.events, speed);
@@ -273,8 +282,11 @@ export class GamePage {
     this.takeBack(back);
   }
 
-  // The board right after entry `sequence`, as the server has it (a spectator's view).
+  // The board right after entry `sequence`, as the stream brought it, or as the
+  // server has it (a spectator's view).
   async pastState(sequence) {
+    const kept = this.boards.get(sequence);
+    if (kept) return kept;
     try {
       return (await call("GET", `/games/${this.id}?at_sequence=${sequence}`)).snapshot;
     } catch {
