@@ -401,11 +401,14 @@ export class Board {
         const radius = SIZE * 0.74;
         const step = Math.max(24, 47 / this.scale());
         const layout = this.layouts.get(`${q},${r}`) ?? [];
-        const gap = Math.min(Math.PI, ...layout.filter((o) => o !== beach)
+        const landing = new Set([...picker.targets().keys()].filter((k) => k.startsWith("land:")).map((k) => k.split(":")[1]));
+        const gap = Math.min(2 * Math.PI, ...layout.filter((o) => o !== beach && landing.has(String(o.index)))
           .map((o) => Math.abs(((o.angle - beach.angle + 3 * Math.PI) % (2 * Math.PI)) - Math.PI)));
-        const half = ((colours.length - 1) * step) / radius / 2;
-        const p = half <= gap / 2 - 0.14
-          ? polar(centre(q, r), beach.angle + (i - (colours.length - 1) / 2) * (step / radius), radius)
+        // The turn between two colours a step apart; the next beach with colours to
+        // place needs as much room, and the row keeps within 45° of its beach.
+        const turn = step < 2 * radius ? 2 * Math.asin(step / (2 * radius)) : Infinity;
+        const p = colours.length * turn <= gap && (colours.length - 1) * turn <= Math.PI / 2
+          ? polar(centre(q, r), beach.angle + (i - (colours.length - 1) / 2) * turn, radius)
           : polar(centre(q, r), beach.angle, radius + i * step);
         node = el("g", { class: "target target-land" });
         el("circle", { cx: p.x, cy: p.y, r: 10.5, class: "target-dot" }, node);
