@@ -15,13 +15,16 @@ spectator received its entry).
     python benchmarks/load_bench.py --games 50 --spectators 2 --unary
     python benchmarks/load_bench.py --games 50 --spectators 2 --database postgres
     python benchmarks/load_bench.py --games 50 --spectators 2 --database postgres --nodes 2
+    python benchmarks/load_bench.py --games 10 --spectators 200 --server-root /tmp/base
 
 ``--database postgres`` starts a private PostgreSQL cluster (tests/pgcluster.py,
 every commit flushed) and ``--database postgresql://…`` uses that (empty)
 database; ``--nodes N`` starts N server processes on it. A game is created on
 node ``g % N`` and its seats talk to that node (``--spread``: each seat to its
 own node, so that most actions are forwarded to the owner); spectators watch
-on the other nodes. Server CPU is the sum over the nodes.
+on the other nodes. Server CPU is the sum over the nodes. ``--server-root DIR``
+runs the server of another checkout (``git worktree add --detach DIR COMMIT``)
+against the same clients, for comparing commits.
 """
 
 from __future__ import annotations
@@ -270,9 +273,16 @@ def _client(
 
 
 def _start_server(
-    data: Path, synchronous: str, database: str | None, extra: Sequence[str] = ()
+    data: Path,
+    synchronous: str,
+    database: str | None,
+    extra: Sequence[str] = (),
+    root: Path = ROOT,
 ) -> tuple[subprocess.Popen[bytes], int, Path]:
-    """``python -m server`` on a free port (``extra``: more flags); its process, port and log."""
+    """``python -m server`` of the checkout ``root`` on a free port (``extra``: more flags).
+
+    Returns its process, port and log.
+    """
     data.mkdir(parents=True, exist_ok=True)
     log = data / "server.log"
     out = log.open("ab")
@@ -306,7 +316,7 @@ def _start_server(
             "0",
             *extra,
         ],
-        cwd=ROOT,
+        cwd=root,  # ``-m`` imports the server from the working directory first
         stdout=out,
         stderr=out,
         env={**os.environ, "TONGIAKI_LOG_LEVEL": "WARNING"},
@@ -386,11 +396,13 @@ def run(
     database: str | None = None,
     nodes: int = 1,
     spread: bool = False,
+    server_root: Path = ROOT,
 ) -> dict[str, Any]:
-    """Run one scenario against fresh servers; returns its figures."""
+    """Run one scenario against fresh servers (of the checkout ``server_root``); its figures."""
     with tempfile.TemporaryDirectory(prefix="tongiaki-bench-") as tmp:
         servers = [
-            _start_server(Path(tmp) / f"node{n}", synchronous, database) for n in range(nodes)
+            _start_server(Path(tmp) / f"node{n}", synchronous, database, root=server_root)
+            for n in range(nodes)
         ]
         processes = [process for process, _, _ in servers]
         ports = [port for _, port, _ in servers]
@@ -517,6 +529,12 @@ def main() -> None:
     parser.add_argument(
         "--spread", action="store_true", help="each seat talks to its own node, not the game's"
     )
+    parser.add_argument(
+        "--server-root",
+        type=Path,
+        default=ROOT,
+        help="run the server of this checkout (e.g. a git worktree of another commit)",
+    )
     args = parser.parse_args()
     if args.nodes > 1 and not args.database:
         parser.error("--nodes above 1 needs --database")
@@ -545,7 +563,9 @@ def _scenarios(args: argparse.Namespace, database: Callable[[], str | None]) -> 
             database=database(),
             nodes=args.nodes,
             spread=args.spread,
+            server_root=args.server_root,
         )
+        figures["server_root"] = str(args.server_root)
         if args.json:
             print(json.dumps(figures), flush=True)
             continue
@@ -555,7 +575,8 @@ def _scenarios(args: argparse.Namespace, database: Callable[[], str | None]) -> 
             f"{' (seats spread)' if figures['seats_spread'] else ''}, "
             f"synchronous={figures['synchronous']}, "
             f"{figures['client_processes']} client processes, seats use "
-            f"{figures['seat_calls']}, seat watches {figures['seat_watch']}",
+            f"{figures['seat_calls']}, seat watches {figures['seat_watch']}"
+            f"{'' if args.server_root == ROOT else ', server of ' + str(args.server_root)}",
             flush=True,
         )
         print(

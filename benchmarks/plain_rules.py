@@ -3,17 +3,18 @@
 It shares nothing with ``engine`` but the tile catalogue (``engine.tiles``: data,
 not rules). State is plain dicts and lists, options are listed by brute force
 (every landing arrangement enumerated and deduplicated by its JSON; R11's quiet
-positions searched breadth first on copies), and a game is copied with
-``copy.deepcopy``. It is what a careful first implementation would look like,
-and ``benchmarks/engine_bench.py`` plays the same random games through it and
-through the engine, checking that every decision offers the same options, to
-print how much faster the engine is.
+positions searched breadth first on copies, up to the first position that ends),
+and a game is copied with ``copy.deepcopy``. It is what a careful first
+implementation would look like, and ``benchmarks/engine_bench.py`` plays the
+same random games through it and through the engine, checking that every
+decision offers the same options, to print how much faster the engine is.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+from collections import deque
 from itertools import combinations
 from typing import Any
 
@@ -202,12 +203,12 @@ class PlainGame:
         return found
 
     def emigrate_options(self) -> list[dict[str, Any]]:
-        ends = self.can_end_set()
+        known: dict[Position, bool] = {}
         found = []
         for at, b in self.full_beaches():
             for d in self.jetties(at, b):
                 targets = self.quiet_results(at, b, d)
-                if targets is None or any(t in ends for t in targets):
+                if targets is None or any(self.can_end(t, known) for t in targets):
                     found.append({"act": "emigrate", "beach": [at[0], at[1], b], "dir": d})
         return found
 
@@ -242,9 +243,8 @@ class PlainGame:
     def land_options(self) -> list[dict[str, Any]]:
         found = self.arrangements(self.group, self.free(self.island))
         if self.restricted and found:
-            trials = [self.landed(self.island, pairs) for pairs in found]
-            ends = self.can_end_set(trials)
-            found = [pairs for pairs, trial in zip(found, trials, strict=True) if trial in ends]
+            known: dict[Position, bool] = {}
+            found = [p for p in found if self.can_end(self.landed(self.island, p), known)]
         return [{"act": "land", "ships": [[b, c] for b, c in pairs]} for pairs in found]
 
     # ---------------------------------------------------------------- R11
@@ -298,44 +298,57 @@ class PlainGame:
         other.ships = {at: [list(s) for s in bs] for at, bs in position}
         return other
 
-    def graph(
-        self, starts: list[Position] | None = None
-    ) -> dict[Position, tuple[bool, list[Position]]]:
-        """Every position reachable by quiet steps (from ``starts``, or the current one):
-        whether it can end at once (no full beach, or a loud emigration) and its quiet
-        successors."""
-        edges: dict[Position, tuple[bool, list[Position]]] = {}
-        todo = list(starts) if starts is not None else [self.position()]
+    def quiet_steps(self, pos: Position) -> tuple[bool, list[Position]]:
+        """Whether ``pos`` ends at once (no full beach, or a loud emigration) and, if
+        not, the positions one quiet step (an emigration and a landing) away."""
+        game = self.with_position(pos)
+        full = game.full_beaches()
+        if not full:
+            return True, []
+        succ: list[Position] = []
+        for at, b in full:
+            for d in game.jetties(at, b):
+                results = game.quiet_results(at, b, d)
+                if results is None:
+                    return True, []
+                succ.extend(results)
+        return False, succ
+
+    def can_end(self, start: Position, known: dict[Position, bool]) -> bool:
+        """R11: whether quiet steps from ``start`` reach a position that ends at once,
+        searched breadth first; ``known`` remembers answers on the same board."""
+        if start in known:
+            return known[start]
+        seen = {start}
+        todo = deque([start])
+        while todo:
+            at_once, succ = self.quiet_steps(todo.popleft())
+            if at_once:
+                known[start] = True
+                return True
+            for pos in succ:
+                if known.get(pos):
+                    known[start] = True
+                    return True
+                if pos not in seen:
+                    seen.add(pos)
+                    todo.append(pos)
+        for pos in seen:  # everything reachable from here cannot end either
+            known[pos] = False
+        return False
+
+    def graph(self) -> dict[Position, list[Position]]:
+        """Every position reachable by quiet steps from the current one, with its
+        quiet successors (for R11.2, where no position can end)."""
+        edges: dict[Position, list[Position]] = {}
+        todo = [self.position()]
         while todo:
             pos = todo.pop()
             if pos in edges:
                 continue
-            game = self.with_position(pos)
-            full = game.full_beaches()
-            at_once = not full
-            succ: list[Position] = []
-            for at, b in full:
-                for d in game.jetties(at, b):
-                    results = game.quiet_results(at, b, d)
-                    if results is None:
-                        at_once = True
-                    else:
-                        succ.extend(results)
-            edges[pos] = (at_once, succ)
-            todo.extend(succ)
+            edges[pos] = self.quiet_steps(pos)[1]
+            todo.extend(edges[pos])
         return edges
-
-    def can_end_set(self, starts: list[Position] | None = None) -> set[Position]:
-        edges = self.graph(starts)
-        ends = {p for p, (at_once, _) in edges.items() if at_once}
-        changed = True
-        while changed:
-            changed = False
-            for p, (_, s) in edges.items():
-                if p not in ends and any(t in ends for t in s):
-                    ends.add(p)
-                    changed = True
-        return ends
 
     def closed_cycles(self) -> set[Position]:
         """Positions in terminal strongly connected components of the quiet graph."""
@@ -345,7 +358,7 @@ class PlainGame:
             seen = {p}
             todo = [p]
             while todo:
-                for t in edges[todo.pop()][1]:
+                for t in edges[todo.pop()]:
                     if t not in seen:
                         seen.add(t)
                         todo.append(t)
@@ -486,7 +499,7 @@ class PlainGame:
     def chain(self) -> None:
         """R7 and R11: emigrate while a beach is full, clearing endless cycles."""
         while self.full_beaches():
-            if self.position() in self.can_end_set():
+            if self.can_end(self.position(), {}):
                 self.kind = "emigrate"
                 return
             cycles = self.closed_cycles()
@@ -525,3 +538,23 @@ class PlainGame:
 
     def finish(self) -> None:
         self.kind = None
+
+    def result(self) -> dict[str, dict[str, int]]:
+        """R13: points, islands present on, ships on islands and rank of every player."""
+        points = dict.fromkeys(self.seats, 0)
+        islands = dict.fromkeys(self.seats, 0)
+        ships = dict.fromkeys(self.seats, 0)
+        for at, beaches in self.ships.items():
+            present = {c for s in beaches for c in s}
+            for s in beaches:
+                for c in s:
+                    ships[c] += 1
+            if at in self.royal:
+                present.add(self.royal[at])
+                ships[self.royal[at]] += 1
+            for c in present:
+                points[c] += TILES[self.tiles[at][0]].points
+                islands[c] += 1
+        order = {c: (-points[c], -islands[c], ships[c]) for c in self.seats}
+        rank = {c: 1 + sum(order[o] < order[c] for o in self.seats) for c in self.seats}
+        return {"points": points, "islands": islands, "ships": ships, "rank": rank}

@@ -14,7 +14,7 @@ bits above that; ships landing on a beach are then a plain addition.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Container, Iterable, Iterator, Mapping
 from heapq import heappop, heappush
 from operator import add
 
@@ -101,10 +101,22 @@ class QuietGraph:
         self._routes: list[tuple[Route, ...] | None] = [None] * len(self._moorings)
         self._always_loud: list[bool] = [False] * len(self._moorings)
         self._can_end: dict[Position, bool] = {}
+        #: The last position :meth:`_full` was asked about, and its answer: one
+        #: decision asks about the same position several times.
+        self._full_of: tuple[Position, list[int]] = ((), [])
 
     def position(self, ships: Mapping[Hex, tuple[Colours, ...]]) -> Position:
         """The position of ``ships`` (royal islands' beaches are always empty)."""
         return tuple(pack(colours) for at in self.islands for colours in ships[at])
+
+    def moved(self, position: Position, at: Hex, ships: tuple[Colours, ...]) -> Position | None:
+        """``position`` with the island at ``at`` now holding ``ships`` (None if the
+        island is not in this graph)."""
+        i = self._index.get(at)
+        if i is None:
+            return None
+        first, last = self._first[i], self._first[i + 1]
+        return (*position[:first], *map(pack, ships), *position[last:])
 
     def beach(self, at: Hex, b: int) -> int:
         """The flat index of beach ``b`` of the island at ``at``."""
@@ -176,27 +188,53 @@ class QuietGraph:
                 yield _ENDS, others
 
     def _full(self, position: Position) -> list[int]:
-        moorings = self._moorings
-        return [k for k, v in enumerate(position) if v & _SIZE == moorings[k]]
+        """The full beaches of ``position`` (the list is shared: never change it)."""
+        last, full = self._full_of
+        if position is not last:
+            moorings = self._moorings
+            full = [k for k, v in enumerate(position) if v & _SIZE == moorings[k]]
+            self._full_of = (position, full)
+        return full
 
     def _moves(self, position: Position, full: list[int]) -> list[tuple[int, int]] | None:
         """The quiet emigrations of ``position`` as (flat beach, destination island).
 
         None when the position ends by itself: no beach is full, or a loud
-        emigration is available. ``full`` lists its full beaches.
+        emigration is available. ``full`` lists its full beaches. (What
+        :meth:`_quiet_dest` says of each route, written out: this is the
+        search's inner loop.)
         """
         if not full:
             return None
-        always_loud = self._always_loud
+        routes, always_loud = self._routes, self._always_loud
         for k in full:
-            self.routes(k)
+            if routes[k] is None:
+                self.routes(k)
             if always_loud[k]:
                 return None
+        first, capacity, island_of = self._first, self._capacity, self._island_of
+        #: Ships on each destination island, counted once.
+        used: dict[int, int] = {}
         quiet: list[tuple[int, int]] = []
         for k in full:
-            for route in self.routes(k):
-                dest = self._quiet_dest(position, k, route)
-                if dest < 0:
+            group = position[k]
+            ships = group & _SIZE
+            colours = 0
+            for dest, danger in routes[k]:  # type: ignore[union-attr]
+                if danger:
+                    if not colours:
+                        colours = colour_count(group)
+                    if danger > colours:
+                        return None
+                on = used.get(dest)
+                if on is None:
+                    on = used[dest] = sum(
+                        v & _SIZE for v in position[first[dest] : first[dest + 1]]
+                    )
+                free = capacity[dest] - on
+                if dest == island_of[k]:
+                    free += ships
+                if ships > free:
                     return None
                 quiet.append((k, dest))
         return quiet
@@ -343,21 +381,25 @@ class QuietGraph:
         emigration the first one.
         """
         moorings, first = self._moorings, self._first
-        sizes = [v & _SIZE for v in position]
-        #: Beaches whose colours this test no longer knows (it counts ships only).
-        changed: set[int] = set()
+        #: The ships on the beaches this test has changed (the others: as in ``position``);
+        #: their colours it no longer knows (it counts ships only).
+        changed: dict[int, int] = {}
         pending = list(full)
         while pending:
             for k in pending if first_move is None else (first_move[0],):
-                ships = sizes[k]
-                group_colours = colour_count(position[k])
+                group = position[k]
+                ships = changed[k] if k in changed else group & _SIZE
+                group_colours = colour_count(group)
                 landing: list[int] | None = None
                 routes = self.routes(k) if first_move is None else (first_move[1],)
                 for dest, danger in routes:
                     if dest < 0 or (danger and danger > group_colours):
                         return True  # a loud emigration: the position ends by itself
-                    beaches = range(first[dest], first[dest + 1])
-                    room = {i: moorings[i] - (0 if i == k else sizes[i]) for i in beaches}
+                    room = {
+                        i: moorings[i]
+                        - (0 if i == k else changed[i] if i in changed else position[i] & _SIZE)
+                        for i in range(first[dest], first[dest + 1])
+                    }
                     if ships > sum(room.values()):
                         return True  # ships would not fit: loud
                     if self._fills_a_loud_beach(ships, room, position, k, changed):
@@ -366,11 +408,9 @@ class QuietGraph:
                         landing = _gentle_landing(ships, room)
                 first_move = None
                 if landing is not None:
-                    sizes[k] = 0
-                    changed.add(k)
+                    changed[k] = 0
                     for i in landing:
-                        sizes[i] += 1
-                        changed.add(i)
+                        changed[i] = (changed[i] if i in changed else position[i] & _SIZE) + 1
                     pending.remove(k)
                     break
             else:
@@ -378,7 +418,7 @@ class QuietGraph:
         return True
 
     def _fills_a_loud_beach(
-        self, ships: int, room: dict[int, int], position: Position, k: int, changed: set[int]
+        self, ships: int, room: dict[int, int], position: Position, k: int, changed: Container[int]
     ) -> bool:
         """Whether the group of flat beach ``k`` (``ships`` ships, its colours in
         ``position``) can land so that it fills a beach one of whose jetties is then loud:
@@ -531,8 +571,23 @@ def _packed_arrangements(group: int, free: tuple[int, ...]) -> tuple[tuple[int, 
     if found is None:
         if len(_ARRANGEMENTS) >= _CACHE_LIMIT:
             _ARRANGEMENTS.clear()  # a long-running process keeps to a bounded size
-        found = _ARRANGEMENTS[key] = LandingPlan(group, free).every_arrangement()
+        found = _ARRANGEMENTS[key] = landing_plan(group, free).every_arrangement()
     return found
+
+
+_PLANS: dict[tuple[int, tuple[int, ...]], LandingPlan] = {}
+
+
+def landing_plan(group: int, free: tuple[int, ...]) -> LandingPlan:
+    """The :class:`LandingPlan` of a packed group on beaches with ``free`` moorings,
+    remembered (a plan never changes once made)."""
+    key = (group, free)
+    plan = _PLANS.get(key)
+    if plan is None:
+        if len(_PLANS) >= _CACHE_LIMIT:
+            _PLANS.clear()
+        plan = _PLANS[key] = LandingPlan(group, free)
+    return plan
 
 
 class LandingPlan:

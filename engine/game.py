@@ -14,10 +14,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from itertools import combinations
+from operator import itemgetter
 from typing import Any, TypeVar
 
 from .actions import validate
-from .cycles import LandingPlan, Position, QuietGraph, landings, pack, unpack
+from .cycles import Position, QuietGraph, landing_plan, landings, pack, unpack
 from .errors import ActionError, Reason, RecordError
 from .landing import Colours
 from .tiles import (
@@ -39,6 +40,8 @@ Json = Any
 #: An option with its canonical JSON, the key it is sorted and matched by.
 Keyed = tuple[str, Action]
 T = TypeVar("T")
+#: The canonical JSON of a keyed option, which options are sorted by.
+_first = itemgetter(0)
 
 SETUP = "setup"
 TURN = "turn"
@@ -140,6 +143,9 @@ class Game:
         self._last = False
         self._why = ""
         self._options: tuple[Action, ...] | None = None
+        #: The canonical JSON of each option, and (worked out by :meth:`apply` only)
+        #: the option number of each.
+        self._keys: tuple[str, ...] = ()
         self._index: dict[str, int] | None = None
         self._place(TILES[START_ISLAND], (0, 0), 0)
 
@@ -236,9 +242,12 @@ class Game:
         if self._options is None:
             if self._kind is None:
                 return ()
-            keyed = sorted(self._enumerate(), key=_first)
-            self._options = tuple(o for _, o in keyed)
-            self._index = {k: i for i, (k, _) in enumerate(keyed)}
+            keyed = self._enumerate()
+            if keyed:
+                keyed.sort(key=_first)
+                self._keys, self._options = zip(*keyed, strict=True)
+            else:
+                self._keys, self._options = (), ()
         return self._options
 
     def _context(self) -> dict[str, Json]:
@@ -317,7 +326,8 @@ class Game:
                 )
         validate(action)
         self.options()
-        assert self._index is not None
+        if self._index is None:  # only the checked path looks options up by their JSON
+            self._index = {k: i for i, k in enumerate(self._keys)}
         index = self._index.get(canonical(action))
         if index is None:
             raise ActionError(
@@ -381,29 +391,7 @@ class Game:
         self._events = []
         self._options = None
         self._index = None
-        act = action["act"]
-        if act == "setup":
-            self._act_setup(action)
-        elif act == "expand":
-            self._act_expand(action)
-        elif act == "royal":
-            self._act_royal(action)
-        elif act == "settle":
-            self._act_settle()
-        elif act == "tonga":
-            self._act_tonga(action)
-        elif act == "single":
-            self._act_single(action)
-        elif act == "emigrate":
-            self._act_emigrate(action)
-        elif act == "land":
-            self._act_land(action)
-        elif act == "place":
-            self._act_place(action)
-        elif act == "settle_ship":
-            self._act_settle_ship(action)
-        else:  # pragma: no cover - validate() admits no other act
-            raise AssertionError(act)
+        _ACTS[action["act"]](self, action)
         return self._events
 
     # ------------------------------------------------------------------ board
@@ -433,7 +421,9 @@ class Game:
     def _set_ships(self, at: Hex, ships: tuple[Colours, ...]) -> None:
         """Every change of the ships on an island goes through here."""
         self._ships[at] = ships
-        self._position = None
+        if self._position is not None:
+            # The graph is there whenever the position is; only this island's beaches change.
+            self._position = self._graph.moved(self._position, at, ships)  # type: ignore[union-attr]
         moorings = _MOORINGS[self._tiles[at][0].id]
         full = self._full
         for b, colours in enumerate(ships):
@@ -460,11 +450,17 @@ class Game:
         return self._islands_left == 0 or self._seas_left == 0
 
     def _add_ship(self, beach: Sequence[int], colour: str) -> None:
-        at = (beach[0], beach[1])
+        self._add_ships((beach[0], beach[1]), (beach[2],), colour)
+
+    def _add_ships(self, at: Hex, beaches: Iterable[int], colour: str) -> None:
+        """One ship of ``colour`` from supply on each of ``beaches`` of the island at ``at``."""
         ships = list(self._ships[at])
-        ships[beach[2]] = tuple(sorted((*ships[beach[2]], colour)))
+        n = 0
+        for b in beaches:
+            ships[b] = tuple(sorted((*ships[b], colour)))
+            n += 1
         self._set_ships(at, tuple(ships))
-        self._supply[colour] -= 1
+        self._supply[colour] -= n
 
     def _free(self, at: Hex) -> tuple[int, ...]:
         moorings = _MOORINGS[self._tiles[at][0].id]
@@ -559,9 +555,8 @@ class Game:
             self._supply[player] += 1
             self._emit("ship_taken", player=player, beach=list(take))
         q, r = action["island"]
+        self._add_ships((q, r), action["beaches"], player)
         beaches = [[q, r, b] for b in action["beaches"]]
-        for beach in beaches:
-            self._add_ship(beach, player)
         self._emit("ships_placed", player=player, beaches=beaches, why="expand")
         self._continue_chain()
 
@@ -570,9 +565,8 @@ class Game:
         player = self.seats[self._active]
         at = self._tonga_hex()
         assert at is not None
+        self._add_ships(at, action["beaches"], player)
         beaches = [[at[0], at[1], b] for b in action["beaches"]]
-        for beach in beaches:
-            self._add_ship(beach, player)
         self._emit("ships_placed", player=player, beaches=beaches, why="tonga")
         self._continue_chain()
 
@@ -602,7 +596,7 @@ class Game:
         )
         self._end_turn()
 
-    def _act_settle(self) -> None:
+    def _act_settle(self, action: Action) -> None:
         """R10.1: every ship of the player on a beach goes home."""
         player = self.seats[self._active]
         returned = 0
@@ -760,11 +754,11 @@ class Game:
         player = self.seats[self._active]
         q, r = self._island
         left = list(self._group)
+        ships = list(self._ships[(q, r)])
         for b, colour in action["ships"]:
             left.remove(colour)
-            ships = list(self._ships[(q, r)])
-            ships[b] = tuple(sorted((*ships[b], colour)))
-            self._set_ships((q, r), tuple(ships))
+            ships[b] = (*ships[b], colour)
+        self._set_ships((q, r), tuple(tuple(sorted(s)) for s in ships))
         for colour in left:
             self._supply[colour] += 1
         self._emit(
@@ -813,7 +807,7 @@ class Game:
             if act == "expand":
                 options += data[1]
             else:
-                options += (_turn_option(act, data, i) for i in range(count))
+                options += [_turn_option(act, data, i) for i in range(count)]
         return options
 
     def _turn_groups(self) -> list[tuple[int, str, Any]]:
@@ -835,7 +829,7 @@ class Game:
         if mine:
             # R5: expand on an island with ships of one's own (R5.3: take one first
             # when the supply is empty); R9: found a royal island.
-            takes: list[tuple[int, int, int]] | None = None
+            takes: tuple[tuple[int, int, int], ...] | None = None
             for (q, r), n in mine.items():
                 beaches = len(self._ships[(q, r)])
                 if supply:
@@ -843,12 +837,12 @@ class Game:
                     groups.append((len(expansions), "expand", ((q, r), expansions)))
                     continue
                 if takes is None:
-                    takes = [
+                    takes = tuple(
                         (t[0], t[1], b)
                         for t in mine
                         for b, s in enumerate(self._ships[t])
                         if player in s
-                    ]
+                    )
                 groups.append((len(takes) * beaches, "take", ((q, r), beaches, takes)))
             if self._founded[player] < 2:
                 for at in mine:
@@ -860,21 +854,21 @@ class Game:
         tonga = self._tonga_hex()
         if tonga is not None and supply >= 2:
             free = self._free(tonga)
-            pairs = [
+            pairs = tuple(
                 (b1, b2)
                 for b1 in range(len(free))
                 for b2 in range(b1, len(free))
                 if free[b1] >= (2 if b1 == b2 else 1) and free[b2] >= 1
-            ]
+            )
             groups.append((len(pairs), "tonga", pairs))
         if supply >= 1:
-            singles = [
+            singles = tuple(
                 (at[0], at[1], b)
                 for at in self._ships
                 if at != tonga and at not in self._royal
                 for b, f in enumerate(self._free(at))
                 if f
-            ]
+            )
             groups.append((len(singles), "single", singles))
         return groups
 
@@ -934,7 +928,7 @@ class Game:
 
     def _random_landing(self, below: Callable[[int], int]) -> Action:
         """One of :meth:`_land_options`, uniformly; R11.1 is checked only for draws."""
-        plan = LandingPlan(pack(self._group), self._free(self._island))
+        plan = landing_plan(pack(self._group), self._free(self._island))
         if self._restricted:
             graph, position = self._quiet_position()
             at = self._island
@@ -1050,6 +1044,20 @@ _MUTABLE = (
     "_full",
 )
 
+#: What each act does: the method of :class:`Game` that applies it.
+_ACTS: dict[str, Callable[[Game, Action], None]] = {
+    "setup": Game._act_setup,
+    "expand": Game._act_expand,
+    "royal": Game._act_royal,
+    "settle": Game._act_settle,
+    "tonga": Game._act_tonga,
+    "single": Game._act_single,
+    "emigrate": Game._act_emigrate,
+    "land": Game._act_land,
+    "place": Game._act_place,
+    "settle_ship": Game._act_settle_ship,
+}
+
 _MOORINGS: dict[str, tuple[int, ...]] = {t.id: t.moorings for t in TILES.values()}
 _FACES: dict[tuple[str, int], frozenset[int]] = {
     (t.id, rot): t.faces(rot) for t in TILES.values() for rot in range(6)
@@ -1115,24 +1123,39 @@ def rank(points: dict[str, int], islands: dict[str, int], ships: dict[str, int])
 def _turn_option(act: str, data: Any, index: int) -> Keyed:
     """Option number ``index`` of a group of :meth:`Game._turn_groups` (not expansions
     without a take, which come made)."""
-    if act == "settle":
-        return '{"act":"settle"}', {"act": "settle"}
     if act == "take":
         (q, r), beaches, takes = data
-        tq, tr, tb = takes[index // beaches]
-        b = index % beaches
-        return (
-            f'{{"act":"expand","beaches":[{b}],"island":[{q},{r}],"take":[{tq},{tr},{tb}]}}',
-            {"act": "expand", "beaches": [b], "island": [q, r], "take": [tq, tr, tb]},
-        )
-    if act == "royal":
-        q, r = data
-        return f'{{"act":"royal","island":[{q},{r}]}}', {"act": "royal", "island": [q, r]}
+        return _take_option((q, r), index % beaches, takes[index // beaches])
+    if act == "single":
+        return _beach_option("single", *data[index])
     if act == "tonga":
-        b1, b2 = data[index]
-        return f'{{"act":"tonga","beaches":[{b1},{b2}]}}', {"act": "tonga", "beaches": [b1, b2]}
-    q, r, b = data[index]
-    return _beach_option("single", q, r, b)
+        return _tonga_option(*data[index])
+    if act == "royal":
+        return _royal_option(*data)
+    return _SETTLE
+
+
+_SETTLE: Keyed = ('{"act":"settle"}', {"act": "settle"})
+
+
+@lru_cache(maxsize=8192)
+def _take_option(at: Hex, b: int, take: tuple[int, int, int]) -> Keyed:
+    """R5.3: one ship taken from beach ``take``, then placed on beach ``b`` of ``at``."""
+    (q, r), (tq, tr, tb) = at, take
+    return (
+        f'{{"act":"expand","beaches":[{b}],"island":[{q},{r}],"take":[{tq},{tr},{tb}]}}',
+        {"act": "expand", "beaches": [b], "island": [q, r], "take": [tq, tr, tb]},
+    )
+
+
+@cache
+def _tonga_option(b1: int, b2: int) -> Keyed:
+    return f'{{"act":"tonga","beaches":[{b1},{b2}]}}', {"act": "tonga", "beaches": [b1, b2]}
+
+
+@lru_cache(maxsize=1024)
+def _royal_option(q: int, r: int) -> Keyed:
+    return f'{{"act":"royal","island":[{q},{r}]}}', {"act": "royal", "island": [q, r]}
 
 
 def _draw_one(items: Sequence[T], below: Callable[[int], int]) -> T:
@@ -1151,9 +1174,7 @@ def _land_action(arrangement: tuple[int, ...]) -> Action:
     return {"act": "land", "ships": ships}
 
 
-def _first(keyed: Keyed) -> str:
-    return keyed[0]
-
-
+@lru_cache(maxsize=8192)
 def _beach_option(act: str, q: int, r: int, b: int) -> Keyed:
+    """An option that names one beach (shared by games: options are never changed)."""
     return f'{{"act":"{act}","beach":[{q},{r},{b}]}}', {"act": act, "beach": [q, r, b]}

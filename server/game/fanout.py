@@ -8,14 +8,16 @@ message: encoded ``WatchGameResponse`` messages holding only ``entries`` (and
 ``boards``) concatenate into one valid message. A seat's watcher may hold its
 frames back until one is published after which that seat decides, and send
 them together. A watcher that asked for boards gets each entry's frame followed
-by the board after it, as encoded once for its kind of viewer.
+by the board after it, as encoded once for its kind of viewer. Watchers that
+gather (wait a few milliseconds for more entries before sending) are released
+together by one timer of their game, not one timer each.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from enum import Enum
 
 #: The encoded boards after one entry, by kind of viewer (a seat's colour, None
@@ -50,8 +52,13 @@ class Watcher:
         *,
         boards: bool = False,
         viewer: str | None = None,
+        gathering: Callable[[Watcher], None] | None = None,
     ) -> None:
         self._limit = limit
+        # Called when frames become ready and the watcher gathers: something that
+        # calls release() ``gather`` seconds later (None: the watcher's own timer).
+        self._gathering = gathering
+        self._due = False  # a release is scheduled
         #: Whether each entry is sent with the board after it, as ``viewer`` sees it.
         self.boards = boards
         self.viewer = viewer
@@ -85,11 +92,27 @@ class Watcher:
             return False
         self._frames.append(frame)
         self._queued = sequence
-        if release or 2 * len(self._frames) >= self._limit:
+        if 2 * len(self._frames) >= self._limit:
+            self.release()
+        elif release and not self._released:
+            if not self.gather:
+                self.release()
+            elif not self._due:
+                # More entries may come meanwhile: they go out in the same message.
+                self._due = True
+                if self._gathering is not None:
+                    self._gathering(self)
+                else:
+                    asyncio.get_running_loop().call_later(self.gather, self.release)
+        return True
+
+    def release(self) -> None:
+        """Let the frames queued so far be sent (the wait for more is over)."""
+        self._due = False
+        if self._frames:
             self._released = True
             if self._waiter is not None:
                 self._wake()
-        return True
 
     def close(self, why: End) -> None:
         """End the watch once the frames queued so far are sent (at once if lagging)."""
@@ -108,12 +131,7 @@ class Watcher:
             if self._end is End.LAGGING:
                 return End.LAGGING
             if self._frames and (self._released or self._end is not None):
-                if self.gather and self._end is None:
-                    # More entries may come meanwhile: they go out in the same message.
-                    await asyncio.sleep(self.gather)
-                    if self._end is End.LAGGING:
-                        return End.LAGGING
-                data = b"".join(self._frames)
+                data = self._frames[0] if len(self._frames) == 1 else b"".join(self._frames)
                 self._frames.clear()
                 self._released = False
                 self.delivered = self._queued
@@ -138,6 +156,9 @@ class Hub:
         self._watchers: set[Watcher] = set()
         # Watchers that asked for boards, by viewer (None: a spectator).
         self._boards: dict[str | None, int] = {}
+        # Watchers waiting for more entries, by how long they gather: one timer
+        # of the game releases each group.
+        self._gathering: dict[float, list[Watcher]] = {}
 
     def __len__(self) -> int:
         return len(self._watchers)
@@ -154,12 +175,31 @@ class Hub:
     ) -> Watcher:
         """A new watcher that has seen everything up to ``sequence``; see :class:`Watcher`."""
         watcher = Watcher(
-            self._limit, sequence, skip, hold_for, gather, boards=boards, viewer=viewer
+            self._limit,
+            sequence,
+            skip,
+            hold_for,
+            gather,
+            boards=boards,
+            viewer=viewer,
+            gathering=self._gather,
         )
         self._watchers.add(watcher)
         if boards:
             self._boards[viewer] = self._boards.get(viewer, 0) + 1
         return watcher
+
+    def _gather(self, watcher: Watcher) -> None:
+        """Release ``watcher`` with the others that gather as long, when their time is up."""
+        group = self._gathering.get(watcher.gather)
+        if group is None:
+            group = self._gathering[watcher.gather] = []
+            asyncio.get_running_loop().call_later(watcher.gather, self._release, watcher.gather)
+        group.append(watcher)
+
+    def _release(self, gather: float) -> None:
+        for watcher in self._gathering.pop(gather, ()):
+            watcher.release()
 
     def unsubscribe(self, watcher: Watcher) -> None:
         """Forget ``watcher`` (its stream ended)."""
@@ -193,16 +233,21 @@ class Hub:
         holding frames for somebody else keep holding them. ``boards`` are the
         boards after the entry, for the watchers that asked.
         """
-        lagging = [
-            w
-            for w in self._watchers
-            if (owner is None or w.skip != owner)
-            and not w.push(
-                sequence,
-                _with_board(frame, boards, w),
-                w.hold_for is None or decider is None or w.hold_for == decider,
-            )
-        ]
+        lagging = []
+        if boards is None or not self._boards:
+            for w in self._watchers:
+                if (owner is None or w.skip != owner) and not w.push(
+                    sequence, frame, w.hold_for is None or decider is None or w.hold_for == decider
+                ):
+                    lagging.append(w)
+        else:
+            for w in self._watchers:
+                if (owner is None or w.skip != owner) and not w.push(
+                    sequence,
+                    _with_board(frame, boards, w),
+                    w.hold_for is None or decider is None or w.hold_for == decider,
+                ):
+                    lagging.append(w)
         for watcher in lagging:
             self._drop(watcher)
 
@@ -241,6 +286,7 @@ class Hub:
             watcher.close(why)
         self._watchers.clear()
         self._boards.clear()
+        self._gathering.clear()
 
 
 def _with_board(frame: bytes, boards: Boards | None, watcher: Watcher) -> bytes:

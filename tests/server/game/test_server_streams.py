@@ -275,6 +275,29 @@ def test_a_watcher_that_gathers_gets_the_entries_of_its_wait_in_one_message() ->
     asyncio.run(main())
 
 
+def test_the_watchers_of_a_game_that_gather_as_long_go_out_together() -> None:
+    # One timer of the game releases them all (not a wait of each watcher's own).
+    async def main() -> None:
+        hub = Hub(limit=64)
+        early = hub.subscribe(0, gather=0.1)
+        hub.publish(1, b"1")
+        first = asyncio.ensure_future(early.next())
+        await asyncio.sleep(0.03)  # the game's wait has begun
+        late = hub.subscribe(1, gather=0.1)
+        second = asyncio.ensure_future(late.next())
+        hub.publish(2, b"2")
+        done, _ = await asyncio.wait({first, second}, return_when=asyncio.FIRST_COMPLETED)
+        assert done == {first, second}
+        assert (first.result(), second.result()) == (b"12", b"2")
+        hub.publish(3, b"3")  # a new wait for the next message
+        assert await early.next() == b"3"
+        hub.close(End.FINISHED)
+        assert await late.next() == b"3"
+        assert await late.next() is End.FINISHED
+
+    asyncio.run(main())
+
+
 def test_gather_millis_is_bounded_and_a_gathering_spectator_sees_every_entry(
     tmp_path: Path,
 ) -> None:
