@@ -217,6 +217,10 @@ class Authority:
         self._last_action: tuple[Acted, list[dict[str, Any]]] | None = None
         #: When it was applied here (monotonic seconds).
         self._last_action_at = 0.0
+        #: The decision a person may still take back: its seat, its sequence and how
+        #: many actions taking it back undoes (it and the bots' answers since, none of
+        #: which drew a tile). Gone once a tile is drawn or anything else happens.
+        self._undoable: tuple[str, int, int] | None = None
         self.autoplay = Autoplay(self, runner) if runner is not None else None
         last = stored.entries[-1].sequence if stored.entries else 0
         keep = max(0, last - limits.resume_window) if keep_after is None else keep_after
@@ -618,9 +622,11 @@ class Authority:
     async def take_back(self, colour: str, sequence: int, request_id: str) -> bytes:
         """Undo ``colour``'s own decision at ``sequence``, the last entry of the log.
 
-        Refused once a tile was drawn by it, or if any entry came after it
-        (another seat decided). A repeated request id is a no-op. Returns the
-        encoded TakeBackResponse (whose entry field is SubmitActionResponse's).
+        Refused once a tile was drawn by it or since, or if another person
+        decided after it; the bots' answers since it (they drew no tile, so they
+        learnt nothing hidden) are taken back with it. A repeated request id is a
+        no-op. Returns the encoded TakeBackResponse (whose entry field is
+        SubmitActionResponse's).
         """
 
         async def change() -> bytes:
@@ -633,6 +639,11 @@ class Authority:
             if self.state == FINISHED:
                 raise ServiceError(Reason.GAME_OVER, "the game is over")
             last = self._last_action
+            undoable = self._undoable
+            if undoable is not None and undoable[:2] == (colour, sequence):
+                frame = await self._commit(TakenBack(colour, sequence, request_id))
+                self._remember(key, frame)
+                return convert.reply_of(frame)
             if sequence != self.decided or last is None:
                 raise ServiceError(
                     ServerReason.TAKE_BACK_NOT_LAST,
@@ -736,8 +747,9 @@ class Authority:
             self._last_action = (entry, events)
             self._last_action_at = time.monotonic()
             return self._acted(entry, events, frame)
+        undoable, self._undoable = self._undoable, None
         if isinstance(entry, TakenBack):
-            return self._taken_back(entry, frame)
+            return self._taken_back(entry, undoable, frame)
         if isinstance(entry, Joined):
             self._token_change = self.seats.join(entry.colour, entry.token, entry.name)
         elif isinstance(entry, Left):
@@ -755,11 +767,15 @@ class Authority:
             )
         return Pending(lambda: convert.frame(self.sequence + 1, entry), self._publish, frame)
 
-    def _taken_back(self, entry: TakenBack, frame: bytes | None) -> Pending:
-        """Undo the last action in memory (replay the others); returns it to publish."""
+    def _taken_back(
+        self, entry: TakenBack, undoable: tuple[str, int, int] | None, frame: bytes | None
+    ) -> Pending:
+        """Undo the decision taken back and the bots' answers since it in memory
+        (replay the others); returns it to publish."""
         assert self.game is not None
+        count = undoable[2] if undoable is not None and undoable[1] == entry.taken_back else 1
         record = self.game.record()
-        record["actions"] = record["actions"][:-1]
+        record["actions"] = record["actions"][:-count]
         self.game = Game.from_record(record, checked=False)
         view = self.game.view(None)
         owner = entry.player if entry.request else None
@@ -779,6 +795,12 @@ class Authority:
         assert game is not None
         self.decided = self.sequence + 1
         self._drawn.extend(e["tile"] for e in events if e["kind"] == "tile_placed")
+        undoable, self._undoable = self._undoable, None
+        if not any(e["kind"] == "tile_placed" for e in events):
+            if entry.request:  # a person's decision
+                self._undoable = (entry.player, self.decided, 1)
+            elif undoable is not None:  # a bot's answer since
+                self._undoable = (undoable[0], undoable[1], undoable[2] + 1)
         if game.over:
             self.state = FINISHED
         decider = None if game.over else game.active_player

@@ -95,6 +95,21 @@ def display_name(value: str, field: str = "display_name") -> str:
     return " ".join(kept.split())
 
 
+def rematch_title(name: str) -> str:
+    """The display name of a rematch of a game named ``name``: numbered in turn
+    ("Friday" is followed by "Friday · 2", then "Friday · 3"), within ``MAX_TEXT``;
+    a game without a name gives a rematch without one."""
+    if not name:
+        return ""
+    base, sep, number = name.rpartition(" · ")
+    if sep and number.isdigit() and base:
+        name, count = base, int(number) + 1
+    else:
+        count = 2
+    suffix = f" · {count}"
+    return name[: MAX_TEXT - len(suffix)].rstrip() + suffix
+
+
 def _colour(value: int, field: str) -> str:
     name = convert.COLOUR_NAME.get(value)
     if name is None:
@@ -371,6 +386,7 @@ class GameService:
             settings = {
                 k: v for k, v in game.settings.items() if k not in ("webhook_url", "webhook_secret")
             } | {"auto_start": True}
+            settings["display_name"] = rematch_title(settings.get("display_name", ""))
             self.guard.new_game(context)
             created = await self.registry.create(list(game.seats.colours), settings)
             return created.id

@@ -16,8 +16,9 @@ import pytest
 from playwright.sync_api import Browser, Page, ViewportSize
 
 from tests.webclient.conftest import ARTIFACTS, Api, Running
+from tests.webclient.pages import sit
 from tests.webclient.test_browser import INSTANT, PHONE, decide, state, watch_errors
-from tests.webclient.test_follow import bots_game, sit
+from tests.webclient.test_follow import bots_game
 
 SHOTS = ARTIFACTS / "camera"
 DESKTOP: ViewportSize = {"width": 1366, "height": 768}
@@ -546,6 +547,38 @@ def test_the_decision_panel_says_what_the_board_shows(
     assert "or confirm" in out["landSome"]["text"] and out["landSome"]["confirm"]
 
 
+OPTION_LABELS = """
+async () => {
+  const { describeOption } = await import("/static/js/text.js");
+  const view = { tiles: [
+    { at: {}, tile: "tonga" },
+    { at: { q: 1 }, tile: "sea-01" },
+  ] };
+  return {
+    // An open end of a sea tile: named by the island near it and its direction from it.
+    sea: describeOption({ place: { origin: { q: 1 }, dir: 5 } }, view, null),
+    island: describeOption({ place: { origin: {}, dir: 3 } }, view, null),
+    ship: describeOption({ settle_ship: { beach: { index: 2 } } }, view, null),
+  };
+}
+"""
+
+
+def test_option_labels_say_what_the_board_shows(browser: Browser, gateway: Running) -> None:
+    page = browser.new_page()
+    try:
+        page.goto(f"{gateway.url}/?lang=en")
+        page.get_by_test_id("create-game").wait_for()
+        labels = page.evaluate(OPTION_LABELS)
+    finally:
+        page.close()
+    assert labels == {
+        "sea": "New tile near Tonga, to the south-east",
+        "island": "New tile north of Tonga",
+        "ship": "Ship on Tonga, beach 3",
+    }
+
+
 def test_settings_stay_open_and_links_fit_the_reader(
     browser: Browser, gateway: Running, api: Api
 ) -> None:
@@ -670,6 +703,8 @@ async () => {
   const board = {
     aspect: () => 390 / 500, svg: { clientWidth: 390 }, goal: { x: 0, y: 0, w: 1, h: 1 },
     framed: false, moveTo: (box) => { shown = box; },
+    scale: (b) => Math.min(390 / b.w, 500 / b.h),
+    wholeBox: () => ({ x: -2000, y: -2000, w: 4000, h: 5128 }),
   };
   new Camera(board).decide("k", { x: 0, y: 0, w: 600, h: 200 });
   const px = (x) => (x - shown.x) * 390 / shown.w;
@@ -684,5 +719,61 @@ def test_a_decision_is_framed_clear_of_the_zoom_buttons(browser: Browser, gatewa
         page.goto(f"{gateway.url}/?lang=en")
         where = page.evaluate(ZOOM_STRIP)
         assert where["right"] <= where["strip"] + 0.5, where
+    finally:
+        page.close()
+
+
+#: The camera's framing of a decision on a board of `size` CSS px: a board of
+#: `tiles` (its whole box), targets in `bounds`; then the next decision of the
+#: same chain (key + 1) with targets in `next`. The boxes shown, in board units.
+FRAMING = """
+async ([size, whole, bounds, next]) => {
+  const { Camera } = await import("/static/js/camera.js");
+  const shown = [];
+  const scale = (b) => Math.min(size[0] / b.w, size[1] / b.h);
+  const board = {
+    aspect: () => size[0] / size[1], svg: { clientWidth: size[0] },
+    goal: { x: 0, y: 0, w: 1, h: 1 }, framed: false, scale, wholeBox: () => whole,
+    moveTo(box) { shown.push(box); this.goal = box; this.framed = true; },
+  };
+  const camera = new Camera(board);
+  camera.decide(7, bounds);
+  camera.decide(8, next);
+  return shown.map((b) => ({ ...b, scale: scale(b) }));
+}
+"""
+
+
+def test_a_decision_is_framed_with_its_surroundings_and_a_chain_keeps_the_view(
+    browser: Browser, gateway: Running
+) -> None:
+    page = browser.new_page(viewport=DESKTOP)
+    try:
+        page.goto(f"{gateway.url}/?lang=en")
+        board = [1010, 730]
+        target = {"x": 0, "y": 0, "w": 120, "h": 100}
+        near = {"x": 150, "y": 60, "w": 120, "h": 100}
+        # A board that fits at a readable size is shown whole.
+        small = {"x": -600, "y": -430, "w": 1200, "h": 867}
+        shown = page.evaluate(FRAMING, [board, small, target, near])
+        assert shown == [{**small, "scale": pytest.approx(1010 / 1200)}], shown
+        # A big board: the targets with their surroundings, never closer than 1 px a
+        # unit (about seven hexes across on a desktop), the targets inside.
+        big = {"x": -3000, "y": -2168, "w": 6000, "h": 4336}
+        shown = page.evaluate(FRAMING, [board, big, target, near])
+        assert len(shown) == 1, shown  # the chain's next decision kept the view
+        box = shown[0]
+        assert box["scale"] <= 1.0 + 1e-9
+        assert box["w"] >= 7 * SIZE
+        for t in (target, near):
+            assert box["x"] <= t["x"] and t["x"] + t["w"] <= box["x"] + box["w"]
+            assert box["y"] <= t["y"] and t["y"] + t["h"] <= box["y"] + box["h"]
+        # A target of the next decision off screen: it is framed again.
+        far = {"x": 2000, "y": 1500, "w": 120, "h": 100}
+        shown = page.evaluate(FRAMING, [board, big, target, far])
+        assert len(shown) == 2, shown
+        # A phone: the same, at the phone's closest (a hex and its neighbours).
+        shown = page.evaluate(FRAMING, [[390, 480], big, target, near])
+        assert len(shown) == 1 and shown[0]["w"] >= 5 * SIZE - 1e-6, shown
     finally:
         page.close()

@@ -20,15 +20,14 @@ from engine import Game
 from server.rpc import codec as convert
 from tests.webclient.axe import violations
 from tests.webclient.conftest import ARTIFACTS, Api, Running, serve_gateway
+from tests.webclient.pages import BUSY, sit
 from tests.webclient.test_browser import DESKTOP, INSTANT, PHONE, state, watch_errors
 from tests.webclient.test_follow import (
-    BUSY,
     board_of,
     bots_game,
     engine_board,
     log_lines,
     pick_and_confirm,
-    sit,
 )
 from tests.webclient.test_tutorial import catalog
 from tongiaki.v1 import game_pb2 as pb

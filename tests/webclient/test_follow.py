@@ -20,6 +20,7 @@ from playwright.sync_api import Error as PlaywrightError
 
 from engine import Game
 from tests.webclient.conftest import ARTIFACTS, Api, Running
+from tests.webclient.pages import BUSY, game_page, sit
 from tests.webclient.test_browser import DESKTOP, INSTANT, PHONE, decide, state, watch_errors
 
 STATIC = Path(__file__).resolve().parents[2] / "webclient" / "static"
@@ -41,12 +42,6 @@ def shot(page: Page, name: str, full: bool = False) -> None:
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full)
 
 
-def sit(page: Page, game: str, colour: str, token: str) -> None:
-    """Give this browser the seat (as JoinGame in this browser would have)."""
-    seat = json.dumps({"colour": colour, "token": token})
-    page.evaluate(f"localStorage.setItem('tongiaki.seat.{game}', {json.dumps(seat)})")
-
-
 def bots_game(api: Api, person: str, bots: list[str]) -> tuple[str, str]:
     """A started game of one person (its token) against random bots."""
     answer = api.ok(
@@ -65,10 +60,6 @@ def bots_game(api: Api, person: str, bots: list[str]) -> tuple[str, str]:
     joined = api.ok("POST", f"/api/v1/games/{game}/join", {"colour": f"COLOUR_{person.upper()}"})
     api.ok("POST", f"/api/v1/games/{game}/start", {}, joined["seat_token"])
     return game, joined["seat_token"]
-
-
-#: How long a browser test waits for a condition (ms): long enough for a busy 2-core machine.
-BUSY = 90_000
 
 
 def pick_and_confirm(page: Page, rng: random.Random) -> str:
@@ -445,16 +436,9 @@ def test_a_player_takes_back_a_move_but_not_after_a_draw(
     browser: Browser, gateway: Running, api: Api
 ) -> None:
     errors: list[str] = []
-    context = browser.new_context(viewport=DESKTOP)
-    context.add_init_script(INSTANT)
-    page = context.new_page()
-    watch_errors(page, errors)
-    try:
-        game, tokens = api.seated_game(["yellow", "red"])
-        page.goto(f"{gateway.url}/?lang=en")
-        sit(page, game, "COLOUR_YELLOW", tokens["COLOUR_YELLOW"])
-        page.goto(f"{gateway.url}/games/{game}?lang=en")
-        page.set_default_timeout(BUSY)
+    game, tokens = api.seated_game(["yellow", "red"])
+    seat = ("COLOUR_YELLOW", tokens["COLOUR_YELLOW"])
+    with game_page(browser, gateway.url, game, seat, errors=errors) as page:
         page.wait_for_function("document.body.dataset.myturn === '1'")
         before = int(state(page)["sequence"])
         pick_and_confirm(page, random.Random(2))
@@ -505,8 +489,38 @@ def test_a_player_takes_back_a_move_but_not_after_a_draw(
             [game, tokens["COLOUR_YELLOW"], entry["sequence"]],
         )
         assert reason == "TAKE_BACK_AFTER_DRAW"
-    finally:
-        context.close()
+    assert errors == []
+
+
+def test_an_undo_against_bots_takes_back_their_answers_too(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    """Bots answer at once here: the person's decision can still be undone after
+    their answers (no tile drawn), by one Undo naming it; the board is as before."""
+    errors: list[str] = []
+    game, token = bots_game(api, "yellow", ["red", "blue"])
+    seat = ("COLOUR_YELLOW", token)
+    with game_page(browser, gateway.url, game, seat, errors=errors) as page:
+        page.wait_for_function("document.body.dataset.myturn === '1'")
+        before = int(state(page)["sequence"])
+        ships = page.locator("[data-testid=board] [data-testid=ship]").count()
+        pick_and_confirm(page, random.Random(3))
+        # Both bots answered (their set-up picks draw no tile): yellow decides again.
+        page.wait_for_function(
+            "s => +document.body.dataset.sequence >= s && document.body.dataset.myturn === '1'",
+            arg=before + 3,
+        )
+        assert page.locator("[data-testid=board] [data-testid=ship]").count() == ships + 3
+        undo = page.get_by_test_id("take-back")
+        assert undo.count() == 1 and "Undo (Ship on Tonga, beach" in undo.inner_text()
+        undo.click()
+        page.wait_for_function(
+            "s => +document.body.dataset.sequence === s && document.body.dataset.myturn === '1'",
+            arg=before + 4,
+        )
+        assert page.locator("[data-testid=board] [data-testid=ship]").count() == ships
+        assert page.get_by_test_id("take-back").count() == 0
+        shot(page, "undo-against-bots")
     assert errors == []
 
 
@@ -736,14 +750,16 @@ def test_a_voyage_preview_follows_the_sea_paths_with_their_dangers(
 
 
 LANDING_ON_A_PHONE = """
-async () => {
+async (args) => {
+  const three = ["COLOUR_RED", "COLOUR_BLUE", "COLOUR_GREEN"];
+  const [width, height, colours] = args ?? [390, 500, three];
   const { Board } = await import("/static/js/board.js");
   const { Picker } = await import("/static/js/choices.js");
   const box = document.createElement("div");
   box.style.cssText =
-    "position: fixed; inset: 0; width: 390px; height: 500px; background: #fff; z-index: 99";
+    `position: fixed; inset: 0; width: ${width}px; height: ${height}px; z-index: 99;` +
+    "background: #fff";
   document.body.appendChild(box);
-  const colours = ["COLOUR_RED", "COLOUR_BLUE", "COLOUR_GREEN"];
   const decision = {
     kind: "DECISION_KIND_LAND", player: "COLOUR_RED", island: { q: 1, r: 0 }, group: colours,
     options: colours.map((colour) => ({ land: { ships: [{ beach: 0, colour }] } })),
@@ -758,7 +774,11 @@ async () => {
     const hit = node.querySelector(".target-hit").getBoundingClientRect();
     const x = hit.x + hit.width / 2;
     const y = hit.y + hit.height / 2;
-    return { key: node.dataset.key, x, y, r: hit.width / 2,
+    // The target's centre in board units from the island's centre (q 1, r 0).
+    const m = board.svg.getScreenCTM().inverse();
+    const at = new DOMPoint(x, y).matrixTransform(m);
+    const from = Math.hypot(at.x - 150, at.y - 86.6);
+    return { key: node.dataset.key, x, y, r: hit.width / 2, from,
              top: document.elementFromPoint(x, y)?.closest("[data-testid=target]")?.dataset.key };
   });
 }
@@ -782,3 +802,24 @@ def test_each_colour_of_a_landing_can_be_tapped_on_a_phone(
         assert target["top"] == target["key"], target
     for a, b in itertools.combinations(targets, 2):
         assert ((a["x"] - b["x"]) ** 2 + (a["y"] - b["y"]) ** 2) ** 0.5 >= a["r"] + b["r"] - 1
+
+
+def test_a_landings_colours_stay_on_their_island_where_they_fit(
+    browser: Browser, gateway: Running, shown_games: dict[str, Any]
+) -> None:
+    """Two colours on a beach, at a desktop's scale: side by side on the island's
+    tile (never reaching onto a neighbour), a finger apart, none covering another."""
+    page = browser.new_page(viewport=DESKTOP)
+    try:
+        page.goto(f"{gateway.url}/games/{shown_games['running']}")
+        page.locator("[data-testid=board] [data-testid=tile]").first.wait_for()
+        targets = page.evaluate(LANDING_ON_A_PHONE, [1000, 700, ["COLOUR_RED", "COLOUR_BLUE"]])
+    finally:
+        page.close()
+    assert sorted(t["key"] for t in targets) == ["land:0:blue", "land:0:red"]
+    for target in targets:
+        assert target["top"] == target["key"], target
+        # Inside the hex (its apothem is 86.6 units).
+        assert target["from"] < 86.6, target
+    a, b = targets
+    assert ((a["x"] - b["x"]) ** 2 + (a["y"] - b["y"]) ** 2) ** 0.5 >= 40, targets

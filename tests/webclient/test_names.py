@@ -9,8 +9,8 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from tests.webclient.conftest import Api, Running
+from tests.webclient.pages import sit
 from tests.webclient.test_browser import DESKTOP, INSTANT, PHONE, shot, watch_errors
-from tests.webclient.test_follow import sit
 
 LONG = "W" * 100
 TITLE = "T" * 100

@@ -108,6 +108,9 @@ class Learner:
             self.settle_cost = settle_cost(self.snapshot()["view"], seat_of(self.page, self.game))
         if tip in shots:
             shot(self.page, shots[tip])
+        # The card covers no target of the decision it explains.
+        covered = self.page.evaluate(COVERED_TARGETS)
+        assert covered == [], (tip, covered)
         if tip != "end":
             self.page.get_by_test_id("coach-next").click()
             self.page.wait_for_function(
@@ -210,6 +213,20 @@ class Learner:
                 token,
             )
         raise AssertionError("the game did not end")
+
+
+#: The targets whose hit area the coach's card lies over (their keys).
+COVERED_TARGETS = """
+() => {
+  const card = document.querySelector("[data-testid=coach]:not([hidden])");
+  if (!card) return [];
+  const r = card.getBoundingClientRect();
+  return [...document.querySelectorAll("[data-testid=target]")].filter((t) => {
+    const b = t.querySelector(".target-hit")?.getBoundingClientRect();
+    return b && b.left < r.right && b.right > r.left && b.top < r.bottom && b.bottom > r.top;
+  }).map((t) => t.dataset.key);
+}
+"""
 
 
 def open_page(browser: Browser, gateway: Running, locale: str, viewport: ViewportSize) -> Page:
@@ -544,4 +561,8 @@ def test_help_mode_names_what_a_spectator_taps(
         assert point is not None, selector
         page.mouse.click(point["x"], point["y"])
         assert wanted in label.inner_text(), (selector, label.inner_text())
+    # Escape leaves help mode.
+    page.keyboard.press("Escape")
+    assert label.is_hidden()
+    assert page.get_by_test_id("help-toggle").get_attribute("aria-pressed") == "false"
     assert errors == []

@@ -13,6 +13,7 @@ import pytest
 from server_harness import CHATTY, COLOURS, Stub, auth, new_game, refused, running
 
 from server.game.authority import Limits
+from server.rpc.service import MAX_TEXT, rematch_title
 from tongiaki.v1 import game_pb2 as pb
 from tongiaki.v1 import game_service_pb2 as spb
 
@@ -246,7 +247,8 @@ def test_a_rematch_keeps_the_bots_and_settings(tmp_path: Path) -> None:
             seats = {s.colour: s for s in reply.game.seats}
             assert seats[ORANGE].bot == pb.BOT_LEVEL_RANDOM and seats[ORANGE].occupied
             assert not seats[YELLOW].occupied
-            assert reply.game.settings.display_name == "Friday"
+            # Told apart from the game it follows.
+            assert reply.game.settings.display_name == "Friday · 2"
             assert reply.game.settings.turn_timeout_seconds == 600
             # It starts by itself once the player has taken their seat back: no Start to press.
             assert not created.game.settings.auto_start and reply.game.settings.auto_start
@@ -315,3 +317,13 @@ def test_quick_messages_do_not_restart_a_turn_clock(tmp_path: Path) -> None:
             assert game.seats[0].takeover == pb.TAKEOVER_REASON_TIMED_OUT
 
     asyncio.run(main())
+
+
+def test_a_rematch_is_numbered_after_the_game_it_follows() -> None:
+    assert rematch_title("Friday") == "Friday · 2"
+    assert rematch_title("Friday · 2") == "Friday · 3"
+    assert rematch_title("Friday · 9") == "Friday · 10"
+    assert rematch_title("· 2") == "· 2 · 2"
+    assert rematch_title("") == ""
+    long = rematch_title("x" * MAX_TEXT)
+    assert len(long) == MAX_TEXT and long.endswith(" · 2")

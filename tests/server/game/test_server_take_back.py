@@ -255,3 +255,78 @@ def test_a_bot_holds_its_answer_for_the_undo_window(tmp_path: Path) -> None:
             watch.cancel()
 
     asyncio.run(main())
+
+
+def test_a_take_back_undoes_the_bots_answers_that_drew_no_tile(tmp_path: Path) -> None:
+    """With bots that answer at once, a person's decision can still be taken back
+    after the bots' answers (none drew a tile): they are undone with it. A bot's
+    draw, or another person's decision, makes it stand."""
+
+    async def main() -> None:
+        config = BotConfig(strong_budget=0.05)
+        async with running(tmp_path, WHOLE_LOG, config) as (_server, stub, _channel):
+            bots = [pb.BotSeat(colour=c, level=pb.BOT_LEVEL_RANDOM) for c in (ORANGE, RED)]
+            created = await stub.CreateGame(
+                spb.CreateGameRequest(
+                    seats=[YELLOW, ORANGE, RED], settings=pb.GameSettings(bots=bots)
+                )
+            )
+            name = created.game.name
+            joined = await stub.JoinGame(spb.JoinGameRequest(name=name, colour=YELLOW))
+            token = joined.seat_token
+            await stub.StartGame(spb.StartGameRequest(name=name), metadata=auth(token))
+
+            async def my_turn() -> pb.GameSnapshot:
+                while True:
+                    now = await snapshot(stub, name)
+                    assert now.game.state == pb.GAME_STATE_ACTIVE, "the game ended first"
+                    if now.view.decision.player == YELLOW:
+                        return now
+                    await asyncio.sleep(0.02)
+
+            async def entries_after(sequence: int) -> list[pb.LogEntry]:
+                page = await stub.ListGameEntries(spb.ListGameEntriesRequest(name=name))
+                return [e for e in page.entries if e.sequence > sequence]
+
+            rng = random.Random(8)
+            undone = stood = 0
+            for _ in range(400):
+                if undone >= 2 and stood:
+                    break
+                before = await my_turn()
+                placed = await act(stub, name, token, rng)
+                await my_turn()
+                since = await entries_after(placed.sequence)
+                bots_answers = [e for e in since if e.HasField("action_applied")]
+                drew = any(
+                    ev.HasField("tile_placed")
+                    for e in [placed, *bots_answers]
+                    for ev in e.action_applied.events
+                )
+                if not bots_answers:
+                    continue
+                assert all(e.action_applied.player != YELLOW for e in bots_answers)
+                request = f"t{placed.sequence}"
+                if drew:
+                    _, reason, _ = await refused(
+                        take_back(stub, name, token, placed.sequence, request)
+                    )
+                    assert reason in ("TAKE_BACK_NOT_LAST", "TAKE_BACK_AFTER_DRAW")
+                    stood += 1
+                    continue
+                if undone >= 2:
+                    continue  # the game goes on (until a draw makes a decision stand)
+                taken = await take_back(stub, name, token, placed.sequence, request)
+                assert taken.action_taken_back.taken_back == placed.sequence
+                # The board and the decision are as before the person's decision.
+                assert taken.action_taken_back.view == before.view
+                assert (await snapshot(stub, name)).view == before.view
+                undone += 1
+            assert undone >= 2 and stood
+            last = await my_turn()
+        # After a restart the game is rebuilt with the take-backs applied.
+        async with running(tmp_path, WHOLE_LOG, config) as (_server, stub, _channel):
+            again = await snapshot(stub, name)
+            assert (again.sequence, again.view) == (last.sequence, last.view)
+
+    asyncio.run(main())

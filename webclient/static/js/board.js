@@ -78,6 +78,8 @@ export class Board {
     this.goal = this.box;
     // Whether the view was ever placed (the box above is only a start).
     this.framed = false;
+    // The strip at the bottom a docked decision may cover (px; game.js sets it).
+    this.reserve = 0;
     this.camera = new Camera(this);
     // A new size (a phone turned, the dock shown) changes the scale: detail and hit areas follow.
     new ResizeObserver(() => this.applyBox()).observe(this.svg);
@@ -136,7 +138,7 @@ export class Board {
     }
     this.drawTargets(picker);
     // Framed once per decision; the targets are drawn again for the new scale.
-    if (this.camera.decide(options.decisionKey ?? decision, this.targetBounds(), this.crowded())) {
+    if (this.camera.decide(options.decisionKey ?? decision, this.targetBounds(), (scale) => this.crowded(scale))) {
       this.layers.targets.replaceChildren();
       this.layers.under.replaceChildren();
       this.drawTargets(picker);
@@ -239,7 +241,7 @@ export class Board {
       const later = colours.slice(i + 1).filter((c) => colourName(c) === colour).length;
       const isNew = later < (arrivals.get(id) ?? 0);
       const isMarked = later < (this.marks.ships.get(id) ?? 0);
-      const ship = shipPath(colour, slot.x, slot.y, 6.5, this.layers.ships, {
+      const ship = shipPath(colour, slot.x, slot.y, 8, this.layers.ships, {
         "data-testid": "ship",
         "data-beach": key,
         class: `ship ship-${colour}${isMarked ? " changed" : ""}${isNew ? " arriving" : ""}`,
@@ -286,7 +288,7 @@ export class Board {
     const on = (this.view?.beaches ?? []).find((x) => `${hexOf(x.beach).join(",")},${x.beach.index ?? 0}` === ghost.beach);
     const taken = (on?.colours?.length ?? 0) + (ghost.slot ?? 0);
     const slot = beach.slots[taken] ?? beach.anchor;
-    shipPath(ghost.colour, slot.x, slot.y, 6.5, this.layers.ghosts, { class: `ship ghost ship-${ghost.colour}`, "data-testid": "ghost" });
+    shipPath(ghost.colour, slot.x, slot.y, 8, this.layers.ghosts, { class: `ship ghost ship-${ghost.colour}`, "data-testid": "ghost" });
   }
 
   // A voyage preview: the route over known sea tiles, each danger against the colours sailing.
@@ -392,9 +394,22 @@ export class Board {
         const colours = [...picker.targets().keys()]
           .filter((k) => k.startsWith(`land:${b}:`))
           .map((k) => k.split(":")[2]);
-        // A beach's colours in a row out to sea, a finger's width apart at this zoom.
+        // A beach's colours side by side off its moorings, a finger's width apart at
+        // this zoom, if they fit on the beach's side of the tile (never onto a
+        // neighbour); else in a row out to sea.
         const i = colours.indexOf(colour);
-        const p = polar(centre(q, r), beach.angle, SIZE * 0.74 + i * Math.max(24, 47 / this.scale()));
+        const radius = SIZE * 0.74;
+        const step = Math.max(24, 47 / this.scale());
+        const layout = this.layouts.get(`${q},${r}`) ?? [];
+        const landing = new Set([...picker.targets().keys()].filter((k) => k.startsWith("land:")).map((k) => k.split(":")[1]));
+        const gap = Math.min(2 * Math.PI, ...layout.filter((o) => o !== beach && landing.has(String(o.index)))
+          .map((o) => Math.abs(((o.angle - beach.angle + 3 * Math.PI) % (2 * Math.PI)) - Math.PI)));
+        // The turn between two colours a step apart; the next beach with colours to
+        // place needs as much room, and the row keeps within 45° of its beach.
+        const turn = step < 2 * radius ? 2 * Math.asin(step / (2 * radius)) : Infinity;
+        const p = colours.length * turn <= gap && (colours.length - 1) * turn <= Math.PI / 2
+          ? polar(centre(q, r), beach.angle + (i - (colours.length - 1) / 2) * turn, radius)
+          : polar(centre(q, r), beach.angle, radius + i * step);
         node = el("g", { class: "target target-land" });
         el("circle", { cx: p.x, cy: p.y, r: 10.5, class: "target-dot" }, node);
         shipPath(colour, p.x, p.y, 6, node);
@@ -444,10 +459,9 @@ export class Board {
   }
 
   // Targets closer together than a finger at this zoom.
-  crowded() {
+  crowded(scale = this.scale()) {
     const points = [...this.layers.targets.querySelectorAll(".target-hit")]
       .map((n) => [Number(n.getAttribute("cx")), Number(n.getAttribute("cy"))]);
-    const scale = this.scale();
     return points.some((a, i) => points.slice(i + 1).some((b) => Math.hypot(a[0] - b[0], a[1] - b[1]) * scale < 40));
   }
 
@@ -556,8 +570,16 @@ export class Board {
 
   // ------------------------------------------------------------------ pan and zoom
 
+  // The box is shown centred in the board's part above `reserve` (the strip a
+  // docked decision may cover); the board goes on under that strip.
   applyBox() {
-    const { x, y, w, h } = this.box;
+    const width = this.svg.clientWidth || 600;
+    const height = this.svg.clientHeight || 600;
+    const k = 1 / this.scale(this.box);
+    const w = width * k;
+    const h = height * k;
+    const x = this.box.x + this.box.w / 2 - w / 2;
+    const y = this.box.y + this.box.h / 2 - ((height - this.reserve) * k) / 2;
     this.svg.setAttribute("viewBox", `${x.toFixed(1)} ${y.toFixed(1)} ${w.toFixed(1)} ${h.toFixed(1)}`);
     // The level of detail follows the zoom shown.
     const scale = this.scale(this.box);
@@ -601,7 +623,12 @@ export class Board {
 
   // The screen's shape (width over height).
   aspect() {
-    return (this.svg.clientWidth || 600) / (this.svg.clientHeight || 600);
+    return (this.svg.clientWidth || 600) / this.seen();
+  }
+
+  // The height of the board not under a docked decision (CSS px).
+  seen() {
+    return Math.max((this.svg.clientHeight || 600) - this.reserve, 100);
   }
 
   // Every tile and the hexes around them, shaped like the screen.
@@ -634,9 +661,7 @@ export class Board {
 
   // Pixels per board unit in `box` (by default where the view is going).
   scale(box = this.goal) {
-    const width = this.svg.clientWidth || 600;
-    const height = this.svg.clientHeight || 600;
-    return Math.min(width / box.w, height / box.h);
+    return Math.min((this.svg.clientWidth || 600) / box.w, this.seen() / box.h);
   }
 
   zoom(factor, at = null) {

@@ -2,9 +2,11 @@
 // - An entry played back: the view frames where it happens (a voyage's whole
 //   path, the island landed on, the tile drawn), moving only if part of it is
 //   outside, and gliding there before the entry plays.
-// - This player's decision: once per decision, the view frames its targets with
-//   their surroundings, never closer than a hex and its six neighbours, never
-//   with a target cut off at the edge. Picks inside one decision never move it.
+// - This player's decision: once per decision, the whole board when it shows at a
+//   readable size; else the targets with their surroundings, never closer than a
+//   hex and its six neighbours nor than CLOSEST, never with a target cut off at
+//   the edge. Picks inside one decision never move it; the next decision of a
+//   chain keeps the view while all its targets are on screen.
 // - A manual zoom or pan (or "show the whole board") holds until the player's
 //   next decision; nothing else moves the view meanwhile.
 
@@ -13,6 +15,10 @@ import { SIZE, APOTHEM, centre } from "./geometry.js";
 // The closest view: a hex and its six neighbours (three hexes across each way).
 const MIN_W = 5 * SIZE;
 const MIN_H = 6 * APOTHEM;
+// Pixels per board unit: a decision is never framed closer than this (the
+// surroundings stay in sight), and the whole board is shown when it fits at WHOLE.
+const CLOSEST = 1.0;
+const WHOLE = 0.72;
 // The strip at the board's right edge under the zoom buttons (CSS px).
 const ZOOM_PX = 64;
 // Keys of the wire's fields that name a hex (Hex or Beach messages).
@@ -110,25 +116,55 @@ export class Camera {
     return this.go(want, speed ? 450 / speed : 0);
   }
 
-  // A decision of this player, its targets' bounds: framed once per decision.
-  decide(key, bounds, crowded = false) {
+  // A decision of this player, its targets' bounds; `crowded(scale)`: whether its
+  // targets lie closer than a finger at that scale. Framed once per decision.
+  decide(key, bounds, crowded = () => false) {
     if (key === this.decisionKey) return false;
+    // The next decision of a chain (nothing else came between).
+    const chain = typeof key === "number" && key === this.decisionKey + 1 && !this.manual;
     this.decisionKey = key;
     this.manual = false;
     if (!bounds) return false;
+    const goal = this.board.goal;
+    const scale = this.board.scale(goal);
+    if (this.board.framed && inside(bounds, goal)) {
+      // Nothing moves between the decisions of a chain while its targets are seen.
+      if (chain) return false;
+      const margin = SIZE * 0.6;
+      const want = { x: bounds.x - margin, y: bounds.y - margin, w: bounds.w + 2 * margin, h: bounds.h + 2 * margin };
+      const roomy = goal.w >= MIN_W - 1 && goal.h >= MIN_H - 1 && scale <= CLOSEST * 1.05;
+      if (inside(want, goal) && roomy && !crowded(scale)) return false;
+    }
+    this.board.moveTo(this.frame(bounds, crowded), 0);
+    return true;
+  }
+
+  // The view for targets within `bounds`: the whole board if it is readable
+  // there, else the targets with their surroundings, no closer than CLOSEST, kept
+  // over the board (no empty sea while tiles are cut) and clear of the zoom buttons.
+  frame(bounds, crowded) {
+    const whole = this.board.wholeBox();
+    const fits = this.board.scale(whole);
+    if (fits >= WHOLE && !crowded(fits)) return whole;
     const margin = SIZE * 0.6;
     const want = { x: bounds.x - margin, y: bounds.y - margin, w: bounds.w + 2 * margin, h: bounds.h + 2 * margin };
-    const goal = this.board.goal;
-    const roomy = goal.w >= MIN_W - 1 && goal.h >= MIN_H - 1;
-    if (this.board.framed && inside(want, goal) && !crowded && roomy) return false;
-    // The zoom buttons lie over the board's right edge: the view widens until no
-    // target is under them.
     let box = this.shape(want);
+    const grow = this.board.scale(box) / CLOSEST;
+    if (grow > 1) box = this.shape({ x: box.x + box.w / 2 - (box.w * grow) / 2, y: box.y + box.h / 2 - (box.h * grow) / 2, w: box.w * grow, h: box.h * grow });
+    if (box.w >= whole.w && box.h >= whole.h) return whole;
+    // Over the board as far as the targets allow (no empty sea while tiles are cut).
+    const clamp = (v, lo, hi) => Math.min(Math.max(v, lo), hi);
+    for (const [p, s] of [["x", "w"], ["y", "h"]]) {
+      const over = box[s] >= whole[s] ? whole[p] + (whole[s] - box[s]) / 2 : clamp(box[p], whole[p], whole[p] + whole[s] - box[s]);
+      box[p] = clamp(over, want[p] + want[s] - box[s], want[p]);
+    }
+    // The zoom buttons lie over the board's right edge: the view moves right while
+    // the targets' left stays in, then widens until no target is under them.
     const px = this.board.svg?.clientWidth ?? 0;
-    const over = px > 3 * ZOOM_PX ? bounds.x + bounds.w - (box.x + box.w * (1 - ZOOM_PX / px)) : 0;
-    if (over > 0) box = this.shape({ ...want, w: want.w + 2 * over });
-    this.board.moveTo(box, 0);
-    return true;
+    const over = () => (px > 3 * ZOOM_PX ? bounds.x + bounds.w - (box.x + box.w * (1 - ZOOM_PX / px)) : 0);
+    box.x += Math.max(0, Math.min(over(), bounds.x - box.x));
+    if (over() > 0) box = this.shape({ ...box, w: box.w + 2 * over() });
+    return box;
   }
 
   // Show where `hexes` are for a moment (a log line under the pointer); `back` returns.

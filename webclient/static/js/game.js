@@ -414,14 +414,20 @@ export class GamePage {
   }
 
   // This seat's own last decision, if it may still be taken back (the server decides).
+  // This player's last decision, if it may still be taken back (with the bots'
+  // answers since it): none of them drew a tile, and no other entry came between.
   takeBackable() {
     const seat = this.seat;
-    const last = this.chronicle.items.findLast((item) => !isAside(item.entry));
-    if (!seat || !last || this.game?.state !== "GAME_STATE_ACTIVE" || !this.caughtUp()) return null;
-    const applied = last.entry.action_applied;
-    if (!applied || colourName(applied.player) !== colourName(seat.colour)) return null;
-    if ((applied.events ?? []).some((e) => e.tile_placed || e.game_over)) return null;
-    return last.sequence;
+    if (!seat || this.game?.state !== "GAME_STATE_ACTIVE" || !this.caughtUp()) return null;
+    const bots = new Set((this.game.seats ?? []).filter(isBot).map((s) => colourName(s.colour)));
+    for (const item of [...this.chronicle.items].reverse()) {
+      if (isAside(item.entry)) continue;
+      const applied = item.entry.action_applied;
+      if (!applied || (applied.events ?? []).some((e) => e.tile_placed || e.game_over)) return null;
+      if (colourName(applied.player) === colourName(seat.colour)) return item.sequence;
+      if (!bots.has(colourName(applied.player))) return null;
+    }
+    return null;
   }
 
   async takeBack(sequence) {
@@ -527,6 +533,14 @@ export class GamePage {
     const undo = back !== null ? this.renderUndo(back) : null;
     if (undo && decision) decision.append(undo);
     this.dock.replaceChildren(...(narrow && decision ? [decision] : narrow && undo ? [h("section", { class: "card decision" }, undo)] : []));
+    // A phone's decision is docked over the board's bottom (app.css .dock): the view
+    // keeps clear of that strip for the whole game, so it never moves as the dock comes and goes.
+    const area = this.boardArea.clientHeight;
+    const reserve = narrow && this.seat && state === "active" ? Math.min(0.42 * area, 16 * parseFloat(getComputedStyle(document.documentElement).fontSize)) : 0;
+    if (reserve !== this.board.reserve) {
+      this.board.reserve = reserve;
+      this.board.applyBox();
+    }
     this.board.render(view, this.picker, { ...boardOptions, marks: this.marks, decisionKey: this.sequence, ...this.preview(view) });
     this.boardHint.textContent = view ? "" : t("board.before_start");
     this.renderPlayback();
@@ -868,8 +882,8 @@ export class GamePage {
 
   // One Undo button, naming the decision it takes back ("Undo: New settlement").
   renderUndo(sequence) {
-    const last = this.chronicle.items.at(-1)?.entry.action_applied;
-    const what = last?.action ? describeOption(last.action, this.view ?? this.chronicle.place, null) : "";
+    const mine = this.chronicle.items.find((item) => item.sequence === sequence)?.entry.action_applied;
+    const what = mine?.action ? describeOption(mine.action, this.view ?? this.chronicle.place, null) : "";
     return h("div", { class: "undo", testid: "undo" },
       h("button", { type: "button", class: "secondary", testid: "take-back", "aria-keyshortcuts": "Control+Z",
         onclick: () => this.takeBack(sequence) }, t("undo.button", { option: what })),

@@ -79,7 +79,7 @@ export function beachLayout(q, r, id, rot) {
     const dirs = beach.jetties.map((e) => (e + rot) % 6);
     const angle = meanAngle(dirs);
     const n = beach.moorings;
-    const spread = (13 * Math.PI) / 180;
+    const spread = (16 * Math.PI) / 180;
     const slots = [];
     for (let i = 0; i < n; i += 1) {
       slots.push(polar(c, angle + (i - (n - 1) / 2) * spread, SIZE * 0.55));

@@ -99,6 +99,13 @@ export class HelpMode {
       event.stopPropagation();
       this.name(event);
     }, true);
+    // Escape leaves help mode, wherever the focus is.
+    document.addEventListener("keydown", (event) => {
+      if (!this.on || event.key !== "Escape") return;
+      event.preventDefault();
+      event.stopPropagation();
+      this.toggle();
+    }, true);
   }
 
   toggle() {

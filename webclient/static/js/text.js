@@ -3,7 +3,7 @@
 // reason codes, never English from the server.
 
 import { t, td, tn, has, list, groups } from "./i18n.js";
-import { tile } from "./geometry.js";
+import { tile, centre, neighbour } from "./geometry.js";
 import { actOf } from "./choices.js";
 import { colourName } from "./ships.js";
 
@@ -37,6 +37,30 @@ export function islandAt(view, h) {
   const placed = (view?.tiles ?? []).find((p) => (p.at?.q ?? 0) === q && (p.at?.r ?? 0) === r);
   return placed ? tileName(placed.tile) : t("tile.unknown", { q, r });
 }
+
+// Where a new tile goes: beside the island it is drawn from, or, drawn from a sea
+// tile, near the closest island and in which direction from it (what the board shows).
+function placeText(view, body) {
+  const origin = [body.origin?.q ?? 0, body.origin?.r ?? 0];
+  if (tile(tileAt(view, origin))?.kind !== "sea") {
+    return t("option.place", { island: islandAt(view, body.origin), direction: direction(body.dir) });
+  }
+  const at = centre(...neighbour(...origin, body.dir ?? 0));
+  let best = null;
+  for (const placed of view?.tiles ?? []) {
+    if (tile(placed.tile)?.kind === "sea") continue;
+    const c = centre(placed.at?.q ?? 0, placed.at?.r ?? 0);
+    const d = Math.hypot(at.x - c.x, at.y - c.y);
+    if (!best || d < best.d) best = { d, c, id: placed.tile };
+  }
+  if (!best) return t("option.place", { island: islandAt(view, body.origin), direction: direction(body.dir) });
+  const angle = (Math.atan2(at.y - best.c.y, at.x - best.c.x) * 180) / Math.PI;
+  const dir = (((Math.round((angle - 90) / 60) % 6) + 6) % 6);
+  return t("option.place_near", { island: tileName(best.id), direction: direction(dir) });
+}
+
+const tileAt = (view, [q, r]) =>
+  (view?.tiles ?? []).find((p) => (p.at?.q ?? 0) === q && (p.at?.r ?? 0) === r)?.tile;
 
 const beachNo = (index) => (index ?? 0) + 1;
 // Beach numbers in a list ("1, 4, 5, 6"): in a right-to-left page a line never
@@ -103,9 +127,9 @@ export function describeOption(option, view, decision) {
       return t("text.sentences", { first: text, second: returned });
     }
     case "place":
-      return t("option.place", { island: islandAt(view, body.origin), direction: direction(body.dir) });
+      return placeText(view, body);
     case "settle_ship":
-      return t("option.settle_ship", { beach: beachNo(body.beach.index) });
+      return t("option.settle_ship", { island: islandAt(view, body.beach), beach: beachNo(body.beach.index) });
     default:
       return JSON.stringify(option);
   }

@@ -46,6 +46,8 @@ export class Coach {
       role: "region", "aria-live": "polite", "aria-label": t("coach.label"),
     });
     page.boardArea.append(this.node);
+    // The view moves (a framing, a resize): the card finds its corner again.
+    new MutationObserver(() => this.dodge()).observe(page.board.svg, { attributes: true, attributeFilter: ["viewBox"] });
   }
 
   save() {
@@ -131,9 +133,30 @@ export class Coach {
     else if (!docked && this.node.parentNode !== page.boardArea) page.boardArea.append(this.node);
   }
 
+  // Over the board, the card takes the corner (or a slimmer shape) where it covers
+  // fewest targets: none if it can.
+  dodge() {
+    const node = this.node;
+    if (node.hidden || node.parentNode !== this.page.boardArea) return;
+    const hits = [...this.page.boardArea.querySelectorAll("[data-testid=target] .target-hit")].map((n) => n.getBoundingClientRect());
+    const covered = () => {
+      const r = node.getBoundingClientRect();
+      return hits.filter((b) => b.left < r.right && b.right > r.left && b.top < r.bottom && b.bottom > r.top).length;
+    };
+    let best = null;
+    for (const corner of ["", "low", "low end", "slim", "slim low", "slim low end"]) {
+      node.className = `coach ${corner}`;
+      const count = covered();
+      if (!best || count < best.count) best = { corner, count };
+      if (!count) return;
+    }
+    node.className = `coach ${best.corner}`;
+  }
+
   show() {
     const tip = this.queue[0];
     this.place(tip);
+    this.dodge();
     if (this.node.dataset.tip === (tip ?? "")) return;
     this.node.dataset.tip = tip ?? "";
     this.node.hidden = !tip;
@@ -160,5 +183,6 @@ export class Coach {
       h("p", { testid: "coach-text" }, costly ? tn("coach.settle_costly", this.cost) : td(`coach.${tip}`)),
       h("div", { class: "coach-buttons" }, ...buttons),
       error));
+    this.dodge();
   }
 }
