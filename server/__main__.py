@@ -97,7 +97,7 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
     parser.add_argument(
         "--undo-window",
         type=float,
-        default=float(env("TONGIAKI_UNDO_WINDOW", "6")),
+        default=float(env("TONGIAKI_UNDO_WINDOW", "0")),
         help="seconds a bot holds its answer to a person's decision so it can be taken back",
     )
     parser.add_argument(
