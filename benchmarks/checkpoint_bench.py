@@ -30,6 +30,7 @@ import grpc  # noqa: E402
 
 from server.app import Config, start  # noqa: E402
 from server.game.authority import Authority, Limits  # noqa: E402
+from server.game.hooks import Hooks  # noqa: E402
 from server.rpc import codec as convert  # noqa: E402
 from server.rpc.limits import ClientLimits  # noqa: E402
 from server.storage.base import Store  # noqa: E402
@@ -45,7 +46,7 @@ async def _past(game: Authority, store: Store, limits: Limits, at: int) -> tuple
     checkpoint = game.checkpoint(at)
     start = checkpoint.sequence if checkpoint is not None else 0
     entries = await store.entries(game.id, start, at - start) if at > start else []
-    past = Authority.rebuilt(game.setup, store, limits, checkpoint, entries)
+    past = Authority.rebuilt(game.setup, store, limits, checkpoint, entries, codec=convert)
     return convert.snapshot_to_proto(*past.latest(None)).SerializeToString(), len(entries)
 
 
@@ -82,7 +83,7 @@ async def main(games: int, spacings: list[int]) -> None:
                 for name in names:
                     stored = await store.load(name.split("/")[1])
                     assert stored is not None
-                    game = Authority(stored, store, limits, owner=False)
+                    game = Authority(stored, store, limits, Hooks(convert), owner=False)
                     kept += len(pickle.dumps(game._checkpoints))
                     for at in range(game.sequence + 1):
                         began = time.process_time()

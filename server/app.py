@@ -24,12 +24,15 @@ from grpc_reflection.v1alpha import reflection
 
 from server.game.authority import Limits
 from server.game.fanout import End
-from server.metrics import Metrics
+from server.game.hooks import Hooks
 from server.node.forward import NODE_PREFIX, Forwarder
 from server.node.registry import Registry
+from server.play.autoplay import Autoplay
 from server.play.botseats import BotConfig, BotRunner
 from server.play.webhooks import WebhookConfig, Webhooks
+from server.rpc import codec
 from server.rpc.limits import MAX_MESSAGE_BYTES, ClientLimits, Guard
+from server.rpc.metrics import Metrics
 from server.rpc.service import SERVICE, GameService, generic_handler
 from server.rpc.tls import TlsFiles, add_port
 from server.storage import open_store
@@ -112,6 +115,7 @@ class RunningServer:
         health: HealthServicer,
         *,
         runner: BotRunner,
+        webhooks: Webhooks,
         forwarder: Forwarder,
         metrics: Metrics | None = None,
         metrics_port: int | None = None,
@@ -121,6 +125,7 @@ class RunningServer:
         #: Where ``/metrics`` is served, if it is.
         self.metrics_port = metrics_port
         self.runner = runner
+        self.webhooks = webhooks
         self.forwarder = forwarder
         self.server = server
         self.port = port
@@ -184,7 +189,7 @@ class RunningServer:
         await self.server.stop(grace)
         self.runner.close()
         await self.forwarder.close()
-        await self.registry.webhooks.close()
+        await self.webhooks.close()
         await self.store.stop()
         self.metrics.close()
         log.info("stopped", extra={"commits": self.store.commits, "writes": self.store.writes})
@@ -214,13 +219,14 @@ async def start(config: Config) -> RunningServer:
     await store.start()
     metrics = Metrics()
     runner = BotRunner(config.bots, metrics)
+    webhooks = Webhooks(config.webhooks)
+    hooks = Hooks(codec=codec, self_play=lambda game: Autoplay(game, runner), notices=webhooks)
     registry = Registry(
         store,
+        hooks,
         config.limits,
-        runner,
         idle=config.idle,
         open_game_ttl=config.open_game_ttl,
-        webhooks=Webhooks(config.webhooks),
     )
     await registry.start()
     metrics.count_games(lambda: len(registry))
@@ -232,7 +238,7 @@ async def start(config: Config) -> RunningServer:
         if config.cluster_secret
         else await store.cluster_secret(),
     )
-    service = GameService(registry, Guard(config.clients), metrics)
+    service = GameService(registry, webhooks, Guard(config.clients), metrics)
     server.add_generic_rpc_handlers((generic_handler(service, forwarder),))
     health = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
@@ -289,6 +295,7 @@ async def start(config: Config) -> RunningServer:
         store,
         health,
         runner=runner,
+        webhooks=webhooks,
         forwarder=forwarder,
         metrics=metrics,
         metrics_port=metrics_port,

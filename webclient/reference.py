@@ -238,7 +238,7 @@ enums by name, 64-bit numbers as strings). The machine-readable form is
 a game's id, the part after <code>games/</code>. A refusal is
 <code>{{"error": {{"code", "status", "reason", "message", "metadata"}}}}</code> with an HTTP
 status; branch on <code>reason</code>, a stable code (each route below names its
-usual ones; the game server's <code>server/rpc/errors.py</code> lists them all).</p>
+usual ones; the contract's <code>tongiaki/reasons.py</code> lists them all).</p>
 <nav><ul>{toc}</ul></nav>
 </header>
 <main>

@@ -41,13 +41,11 @@ from server.game.entries import (
     TakenBack,
     TakenOver,
 )
+from server.game.errors import ServerReason, ServiceError
 from server.game.fanout import Boards, End, Hub, Watcher
+from server.game.hooks import Codec, Hooks
 from server.game.seats import Seats, hash_token, new_token
-from server.play.autoplay import Autoplay
-from server.play.botseats import BotRunner, turn_decisions
-from server.play.webhooks import Webhooks
-from server.rpc import codec as convert
-from server.rpc.errors import ServerReason, ServiceError
+from server.game.turns import Acting, must_act, turn_timeout
 from server.storage.base import (
     ACTIVE,
     FINISHED,
@@ -160,15 +158,15 @@ class Authority:
         stored: Stored,
         store: Store,
         limits: Limits,
+        hooks: Hooks,
         *,
-        runner: BotRunner | None = None,
         owner: bool = True,
         keep_after: int | None = None,
-        webhooks: Webhooks | None = None,
     ) -> None:
         """Rebuild the game from ``stored``; frames are kept for the entries after
         ``keep_after`` (default: the last ``limits.resume_window``)."""
-        self._webhooks = webhooks
+        self._hooks = hooks
+        self._codec = hooks.codec
         self.setup = stored.setup
         self.id = self.setup.id
         self.name = "games/" + self.id
@@ -221,7 +219,7 @@ class Authority:
         #: many actions taking it back undoes (it and the bots' answers since, none of
         #: which drew a tile). Gone once a tile is drawn or anything else happens.
         self._undoable: tuple[str, int, int] | None = None
-        self.autoplay = Autoplay(self, runner) if runner is not None else None
+        self.autoplay = hooks.self_play(self) if hooks.self_play is not None else None
         last = stored.entries[-1].sequence if stored.entries else 0
         keep = max(0, last - limits.resume_window) if keep_after is None else keep_after
         self._first_frame = keep + 1  # sequence of self._frames[0]
@@ -249,14 +247,12 @@ class Authority:
     def _attention(self, now: float) -> float | None:
         """When the server must act on this game by itself (see Summary.attention)."""
         game = self.game
-        if game is None or self.state != ACTIVE or game.decision_kind is None:
+        acting = must_act(game if self.state == ACTIVE else None, self.seats.bots, self.settings)
+        if acting is Acting.NOBODY:
             return None
-        if game.active_player in self.seats.bots:
+        if acting is not Acting.PERSON:
             return now
-        most = int(self.settings.get("max_turn_decisions") or 0)
-        if most and turn_decisions(game.actions, game.decision_kind) >= most:
-            return now
-        timeout = float(self.settings.get("turn_timeout_seconds") or 0)
+        timeout = turn_timeout(self.settings)
         return now + timeout if timeout > 0 else None
 
     def resource(self) -> Stored:
@@ -312,12 +308,22 @@ class Authority:
         limits: Limits,
         checkpoint: Checkpoint | None,
         entries: list[Entry],
+        *,
+        codec: Codec,
     ) -> Authority:
-        """A copy of the game (that never writes) from ``checkpoint`` (None: the
-        set-up) and the entries right after it; it keeps no frames."""
+        """A copy of the game (that never writes, and acts in nothing by itself) from
+        ``checkpoint`` (None: the set-up) and the entries right after it; it keeps no
+        frames."""
         start = checkpoint.sequence if checkpoint is not None else 0
         last = start + len(entries)
-        past = cls(Stored(setup, Summary(OPEN, 0)), store, limits, owner=False, keep_after=last)
+        past = cls(
+            Stored(setup, Summary(OPEN, 0)),
+            store,
+            limits,
+            Hooks(codec),
+            owner=False,
+            keep_after=last,
+        )
         if checkpoint is not None:
             past.sequence = checkpoint.sequence
             past.state = checkpoint.state
@@ -346,13 +352,18 @@ class Authority:
                 break
             entries.extend(run)
         past = Authority.rebuilt(
-            self.setup, self._store, self._limits, checkpoint, entries[: after - start]
+            self.setup,
+            self._store,
+            self._limits,
+            checkpoint,
+            entries[: after - start],
+            codec=self._codec,
         )
         made = {}
         for entry in entries[after - start :]:
             past._apply(log_entries.parse(entry.kind, entry.body))
             past.sequence += 1
-            made[past.sequence] = convert.board_field(*past.latest(viewer))
+            made[past.sequence] = self._codec.board_field(*past.latest(viewer))
         return made
 
     def window(self) -> list[Frame]:
@@ -407,9 +418,9 @@ class Authority:
                 ]
             if replay is not None:
                 first = b"".join(frame for frame, owner in replay if skip is None or owner != skip)
-                first = first or convert.caught_up(self.sequence)
+                first = first or self._codec.caught_up(self.sequence)
             else:
-                first = convert.watch_snapshot(*self.latest(viewer))
+                first = self._codec.watch_snapshot(*self.latest(viewer))
             if self.state == FINISHED:
                 return first, None
             hold_for = viewer if hold_until_turn else None
@@ -464,8 +475,8 @@ class Authority:
                     raise ServiceError(
                         ServerReason.GAME_MOVED, "the game moved; retry", name=self.name
                     )
-                webhooks = self._webhooks if self.settings.get("webhook_url") else None
-                turn = Webhooks.turn(self.game) if webhooks is not None else None
+                webhooks = self._hooks.notices if self.settings.get("webhook_url") else None
+                turn = webhooks.turn(self.game) if webhooks is not None else None
                 try:
                     return await change()
                 finally:
@@ -595,7 +606,7 @@ class Authority:
         async def change() -> bytes:
             done = self._requests.get((colour, request_id)) if request_id else None
             if done is not None:
-                return convert.reply_of(done)
+                return self._codec.reply_of(done)
             if self.game is None:
                 raise ServiceError(ServerReason.GAME_NOT_STARTED, "the game has not started")
             if not self.decided <= sequence <= self.sequence:
@@ -615,7 +626,7 @@ class Authority:
             self._last_action = (entry, events)
             self._last_action_at = time.monotonic()
             frame = await self._commit(entry, self._acted(entry, events, None))
-            return convert.reply_of(frame)
+            return self._codec.reply_of(frame)
 
         return await self._exclusive(change)
 
@@ -633,7 +644,7 @@ class Authority:
             key = (colour, "take-back:" + request_id)
             done = self._requests.get(key)
             if done is not None:
-                return convert.reply_of(done)
+                return self._codec.reply_of(done)
             if self.game is None:
                 raise ServiceError(ServerReason.GAME_NOT_STARTED, "the game has not started")
             if self.state == FINISHED:
@@ -643,7 +654,7 @@ class Authority:
             if undoable is not None and undoable[:2] == (colour, sequence):
                 frame = await self._commit(TakenBack(colour, sequence, request_id))
                 self._remember(key, frame)
-                return convert.reply_of(frame)
+                return self._codec.reply_of(frame)
             if sequence != self.decided or last is None:
                 raise ServiceError(
                     ServerReason.TAKE_BACK_NOT_LAST,
@@ -664,7 +675,7 @@ class Authority:
                 )
             frame = await self._commit(TakenBack(colour, sequence, request_id))
             self._remember(key, frame)
-            return convert.reply_of(frame)
+            return self._codec.reply_of(frame)
 
         return await self._exclusive(change)
 
@@ -679,7 +690,7 @@ class Authority:
             key = (colour, "say:" + request_id)
             done = self._requests.get(key)
             if done is not None:
-                return convert.reply_of(done)
+                return self._codec.reply_of(done)
             if phrase not in PHRASES:
                 raise ServiceError(ServerReason.UNKNOWN_PHRASE, "no such phrase", phrase=phrase)
             most = self._limits.messages_per_game
@@ -702,7 +713,7 @@ class Authority:
             self._buckets[colour] = (tokens - 1, now)
             frame = await self._commit(Said(colour, phrase, request_id))
             self._remember(key, frame)
-            return convert.reply_of(frame)
+            return self._codec.reply_of(frame)
 
         return await self._exclusive(change)
 
@@ -738,7 +749,9 @@ class Authority:
                 self.messages += 1
             else:
                 self.rematch = entry.rematch
-            return Pending(lambda: convert.frame(self.sequence + 1, entry), self._publish, frame)
+            return Pending(
+                lambda: self._codec.frame(self.sequence + 1, entry), self._publish, frame
+            )
         self.decided = self.sequence + 1
         self._last_action = None
         if isinstance(entry, Acted):
@@ -761,11 +774,11 @@ class Authority:
             self.state = ACTIVE
             game = self.game
             return Pending(
-                lambda: convert.frame(self.sequence + 1, entry, view=game.view(None)),
+                lambda: self._codec.frame(self.sequence + 1, entry, view=game.view(None)),
                 self._publish,
                 frame,
             )
-        return Pending(lambda: convert.frame(self.sequence + 1, entry), self._publish, frame)
+        return Pending(lambda: self._codec.frame(self.sequence + 1, entry), self._publish, frame)
 
     def _taken_back(
         self, entry: TakenBack, undoable: tuple[str, int, int] | None, frame: bytes | None
@@ -780,7 +793,7 @@ class Authority:
         view = self.game.view(None)
         owner = entry.player if entry.request else None
         return Pending(
-            lambda: convert.frame(self.sequence + 1, entry, view=view),
+            lambda: self._codec.frame(self.sequence + 1, entry, view=view),
             lambda f: self._publish(f, owner, entry.player),
             frame,
         )
@@ -809,7 +822,7 @@ class Authority:
         def encode() -> bytes:
             decision = game.decision
             decision_dict = decision.to_dict() if decision is not None else None
-            return convert.frame(sequence, entry, events=events, decision=decision_dict)
+            return self._codec.frame(sequence, entry, events=events, decision=decision_dict)
 
         def after(frame: bytes) -> None:
             # A client's action is its seat's own (a bot's, sent without request id, is not).
@@ -840,7 +853,7 @@ class Authority:
         self._keep_checkpoint()
         # The boards after the entry, encoded once per kind of viewer that asked.
         viewers = self.hub.board_viewers()
-        boards = {v: convert.board_field(*self.latest(v)) for v in viewers} if viewers else None
+        boards = {v: self._codec.board_field(*self.latest(v)) for v in viewers} if viewers else None
         if self.sequence >= self._first_frame:
             self._frames.append(frame)
             self._owners.append(owner)

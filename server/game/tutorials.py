@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import Game
-from server.rpc.errors import invalid
+from server.game.errors import invalid
 
 
 @dataclass(frozen=True)

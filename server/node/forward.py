@@ -24,8 +24,8 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2
 
+from server.game.errors import ServerReason, ServiceError
 from server.game.seats import hash_token
-from server.rpc.errors import ServerReason, ServiceError
 from tongiaki.v1 import game_service_pb2 as spb
 
 log = logging.getLogger(__name__)

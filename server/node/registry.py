@@ -27,13 +27,11 @@ from typing import Any
 
 from engine.playout import shuffled_stack
 from server.game.authority import Authority, Frame, Limits
+from server.game.errors import ServerReason, ServiceError, invalid
 from server.game.fanout import End
+from server.game.hooks import Hooks
 from server.game.seats import Seats, hash_token
 from server.node.forward import Hashed
-from server.play.botseats import BotRunner
-from server.play.webhooks import Webhooks
-from server.rpc import codec as convert
-from server.rpc.errors import ServerReason, ServiceError, invalid
 from server.storage.base import (
     FINISHED,
     MAX_PAGE,
@@ -75,17 +73,15 @@ class Registry:
     def __init__(
         self,
         store: Store,
+        hooks: Hooks,
         limits: Limits | None = None,
-        runner: BotRunner | None = None,
         *,
         idle: float = 30.0,
         open_game_ttl: float = 0.0,
-        webhooks: Webhooks | None = None,
     ) -> None:
-        #: Checks new games' webhook URLs and sends the notices of the games played here.
-        self.webhooks = webhooks or Webhooks()
         self.store = store
-        self._runner = runner
+        #: The encoding, bots, clocks and notices each game here is given.
+        self.hooks = hooks
         self._limits = limits or Limits()
         #: Seconds a game nobody watches or plays here stays in memory.
         self.idle = idle
@@ -180,14 +176,7 @@ class Registry:
         return game
 
     def _new(self, stored: Stored, *, owner: bool) -> Authority:
-        return Authority(
-            stored,
-            self.store,
-            self._limits,
-            runner=self._runner,
-            owner=owner,
-            webhooks=self.webhooks,
-        )
+        return Authority(stored, self.store, self._limits, self.hooks, owner=owner)
 
     async def find(self, name: str) -> Authority:
         """The game called ``name``, from memory or rebuilt from the store."""
@@ -294,7 +283,7 @@ class Registry:
         raise ServiceError(ServerReason.TOKEN_INVALID, "the token is no seat token")
 
     async def page(
-        self, size: int, token: str, state: int, open_seats: bool
+        self, size: int, token: str, state: str | None, open_seats: bool
     ) -> tuple[list[Stored], str]:
         """One page of games in creation order (from the store's indexes), and the next token.
 
@@ -304,8 +293,7 @@ class Registry:
             raise invalid("page_size must not be negative", field="page_size")
         size = min(size or DEFAULT_PAGE, MAX_LIST_PAGE)
         after = _decode_page(token) if token else 0
-        wanted = convert.STATE_NAME.get(state) if state else None
-        found = await self.store.page(after, size + 1, wanted, open_seats)
+        found = await self.store.page(after, size + 1, state, open_seats)
         following = _encode_page(found[size - 1].setup.ordinal) if len(found) > size else ""
         return [g for g in found[:size] if not g.setup.settings.get("tutorial")], following
 
@@ -321,6 +309,7 @@ class Registry:
             Stored(stored.setup, stored.summary, entries),
             self.store,
             dataclasses.replace(self._limits, resume_window=max(until - after, 1)),
+            Hooks(self.hooks.codec),
             owner=False,
             keep_after=after,
         )
@@ -357,7 +346,9 @@ class Registry:
             raise ServiceError(
                 ServerReason.SEQUENCE_OUT_OF_RANGE, f"at_sequence must be 0..{last}", sequence=last
             )
-        past = Authority.rebuilt(game.setup, self.store, self._limits, checkpoint, entries)
+        past = Authority.rebuilt(
+            game.setup, self.store, self._limits, checkpoint, entries, codec=self.hooks.codec
+        )
         return past.latest(None)
 
     async def log_page(self, name: str, after: int, size: int) -> tuple[list[bytes], int, bool]:
@@ -603,7 +594,14 @@ class Registry:
             for gid in batch:
                 stored = await self.store.load(gid)
                 assert stored is not None
-                game = Authority(stored, self.store, self._limits, owner=False, keep_after=1 << 62)
+                game = Authority(
+                    stored,
+                    self.store,
+                    self._limits,
+                    Hooks(self.hooks.codec),
+                    owner=False,
+                    keep_after=1 << 62,
+                )
                 tokens = Tokens(added=tuple(game.seats.hashes()))
                 await summarize(gid, game.summary(), tokens)
                 done += 1

@@ -13,8 +13,9 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any
 
-from server.play.botseats import BotRunner, Job, seed_of, turn_decisions
-from server.rpc.errors import ServerReason, ServiceError
+from server.game.errors import ServerReason, ServiceError
+from server.game.turns import Acting, must_act, turn_timeout
+from server.play.botseats import BotRunner, Job, seed_of
 from server.storage.base import ACTIVE
 
 if TYPE_CHECKING:
@@ -73,23 +74,23 @@ class Autoplay:
         if self._stopped:
             return
         engine = game.game if game.state == ACTIVE else None
-        if engine is None or engine.decision_kind is None:
+        acting = must_act(engine, game.seats.bots, game.settings)
+        if engine is None or acting is Acting.NOBODY:
             self._stop_clock()
             return
         player = engine.active_player
-        if player in game.seats.bots:
+        if acting is Acting.BOT:
             self._stop_clock()
             if self._retry is None and (self._bot_task is None or self._bot_task.done()):
                 self._bot_task = asyncio.ensure_future(self._play_bots())
             return
-        most = int(game.settings.get("max_turn_decisions") or 0)
-        if most and turn_decisions(engine.actions, engine.decision_kind) >= most:
+        if acting is Acting.TOO_LONG:
             self._stop_clock()
             self._spawn(game.take_over(game.decided, player, "turn_too_long"))
             return
         # The clock runs for a decision: a quick message (which leaves the
         # decision as it was) neither restarts nor stops it.
-        timeout = float(game.settings.get("turn_timeout_seconds") or 0)
+        timeout = turn_timeout(game.settings)
         if timeout > 0 and self._timer_at != game.decided:
             self._stop_clock()
             self._timer_at = game.decided

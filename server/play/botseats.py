@@ -18,29 +18,11 @@ import multiprocessing
 import os
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from bots import PublicRecord, make_bot
 from engine.playout import SplitMix64
 from server.play import lifeline
-
-if TYPE_CHECKING:
-    from server.metrics import Metrics
-
-#: Acts that begin a turn; every decision after one, until the next, belongs to its turn.
-TURN_ACTS = frozenset({"setup", "expand", "royal", "settle", "tonga", "single"})
-
-
-def turn_decisions(actions: list[Any], kind: str | None) -> int:
-    """Decisions taken so far in the current turn (0 when a new turn is pending)."""
-    if kind in (None, "turn", "setup"):
-        return 0
-    taken = 0
-    for action in reversed(actions):
-        taken += 1
-        if action["act"] in TURN_ACTS:
-            break
-    return taken
 
 
 @dataclass(frozen=True)
@@ -109,6 +91,15 @@ def think(job: Job) -> Any:
     return make_bot(job.level, **settings).choose(record, SplitMix64(job.seed))
 
 
+class BotGauges(Protocol):
+    """Where the bots' figures go (the server's metrics): gauges, a histogram, a counter."""
+
+    bot_queue: Any
+    bot_searches: Any
+    bot_seconds: Any
+    bot_actions: Any
+
+
 #: How much lower the bot workers' scheduling priority is than the server's: on a
 #: busy machine the server's process (people's games) gets the processor first
 #: and bots search with what is left.
@@ -118,7 +109,7 @@ WORKER_NICENESS = 15
 class BotRunner:
     """Where bots think: a pool of ``workers`` processes (or threads) and a queue."""
 
-    def __init__(self, config: BotConfig, metrics: Metrics | None = None) -> None:
+    def __init__(self, config: BotConfig, metrics: BotGauges | None = None) -> None:
         self.config = config
         self.metrics = metrics
         self._executor = self._new_executor()

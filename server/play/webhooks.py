@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine import Game
-from server.rpc.errors import ServerReason, ServiceError, invalid
+from server.game.errors import ServerReason, ServiceError, invalid
 
 log = logging.getLogger(__name__)
 

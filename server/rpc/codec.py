@@ -20,7 +20,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from engine import COLOURS, ActionError, Reason, canonical
 from server.game import entries as log
-from server.rpc.errors import ServiceError, invalid
+from server.game.errors import ServiceError, invalid
 from server.storage.base import Stored
 from tongiaki import nesting
 from tongiaki.v1 import game_pb2 as pb

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from server.rpc.errors import ServerReason, ServiceError
+from server.game.errors import ServerReason, ServiceError
 
 #: The metadata key a trusted proxy sends the client's address in.
 FORWARDED_FOR = "x-forwarded-for"

@@ -18,15 +18,17 @@ import grpc
 from google.protobuf.message import DecodeError, Message
 
 from server.game.authority import Authority
+from server.game.errors import ServerReason, ServiceError, invalid
 from server.game.fanout import End, Watcher
 from server.game.tutorials import find as find_tutorial
-from server.metrics import Metrics
 from server.node.forward import FORWARDED, NODE, Forward, Forwarder, Hashed, vouched
 from server.node.registry import Registry
+from server.play.webhooks import Webhooks
 from server.rpc import codec as convert
 from server.rpc.codec import LEVEL_NAME
-from server.rpc.errors import ServerReason, ServiceError, invalid, to_status
+from server.rpc.errors import to_status
 from server.rpc.limits import MAX_GATHER_MILLIS, ClientLimits, Guard
+from server.rpc.metrics import Metrics
 from server.storage.base import Conflict, LeaseLapsed, OutcomeUnknown, Unavailable
 from tongiaki.v1 import game_pb2 as pb
 from tongiaki.v1 import game_service_pb2 as spb
@@ -171,9 +173,15 @@ class GameService:
     """
 
     def __init__(
-        self, registry: Registry, guard: Guard | None = None, metrics: Metrics | None = None
+        self,
+        registry: Registry,
+        webhooks: Webhooks,
+        guard: Guard | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self.registry = registry
+        #: Checks new games' webhook URLs (and sends the notices of the games played here).
+        self.webhooks = webhooks
         self.guard = guard or Guard(ClientLimits())
         self.metrics = metrics or Metrics()
 
@@ -207,7 +215,7 @@ class GameService:
             "display_name": display_name(request.settings.display_name),
             "auto_start": request.settings.auto_start,
             **_bot_settings(request.settings, seats),
-            **self.registry.webhooks.settings(request.settings.webhook_url),
+            **self.webhooks.settings(request.settings.webhook_url),
         }
         self.guard.new_game(context)
         game = await self.registry.create(seats, settings)
@@ -326,7 +334,10 @@ class GameService:
         if request.state not in pb.GameState.values():
             raise invalid("state is not a game state", field="state")
         games, token = await self.registry.page(
-            request.page_size, request.page_token, request.state, request.open_seats
+            request.page_size,
+            request.page_token,
+            convert.STATE_NAME.get(request.state) if request.state else None,
+            request.open_seats,
         )
         return spb.ListGamesResponse(
             games=[convert.game_to_proto(g) for g in games], next_page_token=token

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from babel.messages.pofile import read_po
 
-from server.rpc.errors import REASONS
+from tongiaki.reasons import Reason as REASONS
 from tongiaki.v1 import game_pb2
 from webclient import catalogs, i18n, messages
 

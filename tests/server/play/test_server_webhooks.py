@@ -203,7 +203,7 @@ def test_every_turn_and_the_end_are_notified_signed_and_retried(tmp_path: Path) 
                 want = expected_notices(record, first_sequence=1)
                 await until(lambda: len(receiver.accepted()) >= len(want))
                 await asyncio.sleep(0.2)  # nothing more comes
-                hooks = server.registry.webhooks
+                hooks = server.webhooks
                 # Nobody else sees the URL or the secret.
                 public = (await stub.GetGame(spb.GetGameRequest(name=name))).snapshot.game
                 listed = (await stub.ListGames(spb.ListGamesRequest())).games[0]
@@ -372,7 +372,7 @@ def test_a_receiver_that_hangs_never_holds_a_game_up(tmp_path: Path) -> None:
                 created = await stub.CreateGame(bot_game(receiver.base + "/slow"))
                 # The game plays to its end while the receiver holds its first call.
                 await finished(stub, created.game.name)
-                hooks = server.registry.webhooks
+                hooks = server.webhooks
                 assert len(receiver.calls) == 1 and receiver.accepted() == []
                 assert hooks.dropped > 0  # the queue is bounded
                 release.set()
@@ -399,7 +399,7 @@ def test_redirects_are_not_followed_and_client_errors_are_final(tmp_path: Path) 
                 gone = await stub.CreateGame(bot_game(receiver.base + "/hooks/gone"))
                 await finished(stub, moved.game.name)
                 await finished(stub, gone.game.name)
-                hooks = server.registry.webhooks
+                hooks = server.webhooks
                 await until(lambda: hooks.failed >= 2 and hooks.failed == len(receiver.calls))
                 await asyncio.sleep(0.3)
                 paths = {c.path for c in receiver.calls}

@@ -8,7 +8,9 @@ import psycopg
 import pytest
 
 from server.game.fanout import End
+from server.game.hooks import Hooks
 from server.node.registry import Registry
+from server.rpc import codec
 from server.storage.base import Conflict, Entry, Setup, Summary, Tokens
 from server.storage.postgres import PostgresStore
 
@@ -108,7 +110,7 @@ def test_a_notification_during_a_read_is_not_lost(pg_url: str) -> None:
         follower = PostgresStore(pg_url, address="127.0.0.1:2")
         await owner.start()
         await follower.start()
-        registry = Registry(follower)
+        registry = Registry(follower, Hooks(codec))
         await registry.start()
         heard = asyncio.Event()
         follower.listen(lambda game, sequence: heard.set() if sequence == 2 else None)
