@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -34,7 +33,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.load_bench import _cpu_seconds, _listening_port  # noqa: E402
+from benchmarks.load_bench import _cpu_seconds  # noqa: E402
+from tests.launch import launch  # noqa: E402
 
 #: Entries of the game the figures are given for (the length of a typical 4-bot game).
 GAME = 125
@@ -43,24 +43,20 @@ COLOURS = ["COLOUR_YELLOW", "COLOUR_RED", "COLOUR_GREEN", "COLOUR_BLUE"]
 
 
 def _start(tree: Path, args: list[str], log: Path) -> tuple[subprocess.Popen[bytes], int]:
-    """``python -m …`` of ``tree`` (its own virtualenv if it has one), and its port."""
-    python = tree / ".venv" / "bin" / "python"
-    out = log.open("ab")
-    process = subprocess.Popen(
-        [str(python if python.exists() else sys.executable), "-m", *args],
-        cwd=tree,
-        stdout=out,
-        stderr=out,
-        env={**os.environ, "TONGIAKI_LOG_LEVEL": "WARNING", "PYTHONPATH": str(tree)},
+    """``python -m …`` of ``tree`` (its own virtualenv if it has one), and its port.
+
+    The port is found from the process's sockets, so that an older checkout whose
+    gateway has no ``--port-file`` can be measured too.
+    """
+    started = launch(
+        args[1:],
+        log.parent / args[0],
+        module=args[0],
+        tree=tree,
+        port_file=False,
+        env={"TONGIAKI_LOG_LEVEL": "WARNING"},
     )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        port = _listening_port(process.pid)
-        if port:
-            return process, port
-        time.sleep(0.05)
-    process.kill()
-    raise RuntimeError(f"{args[0]} did not start: " + log.read_text())
+    return started.process, started.port
 
 
 class Client:
@@ -184,8 +180,6 @@ def main() -> None:
                 "server",
                 "--host",
                 "127.0.0.1",
-                "--port",
-                "0",
                 "--data-dir",
                 str(data),
                 "--log-level",
@@ -201,7 +195,7 @@ def main() -> None:
         )
         gateway, web = _start(
             tree,
-            ["webclient", "--server", f"127.0.0.1:{port}", "--port", "0"],
+            ["webclient", "--server", f"127.0.0.1:{port}"],
             data / "gateway.log",
         )
         try:

@@ -50,6 +50,7 @@ sys.path.insert(0, str(ROOT))
 import grpc  # noqa: E402
 
 from server.app import run as run_loop  # noqa: E402
+from tests.launch import launch  # noqa: E402
 from tests.pgcluster import PgCluster  # noqa: E402
 from tongiaki.v1 import game_pb2 as pb  # noqa: E402
 from tongiaki.v1 import game_service_pb2 as spb  # noqa: E402
@@ -284,71 +285,27 @@ def _start_server(
 
     Returns its process, port and log.
     """
-    data.mkdir(parents=True, exist_ok=True)
-    log = data / "server.log"
-    out = log.open("ab")
     # TONGIAKI_BENCH_PROFILE=file runs the server under cProfile (for finding hot
     # spots); with several nodes, each writes file.nodeN.
     profile = os.environ.get("TONGIAKI_BENCH_PROFILE")
     if profile and data.name.startswith("node"):
         profile = f"{profile}.{data.name}"
-    prefix = ["-m", "cProfile", "-o", profile] if profile else []
-    process = subprocess.Popen(
+    server = launch(
         [
-            sys.executable,
-            *prefix,
-            "-m",
-            "server",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--data-dir",
-            str(data),
-            "--synchronous",
-            synchronous,
+            *("--host", "127.0.0.1", "--data-dir", str(data), "--synchronous", synchronous),
             *(["--database", database] if database else []),
             "--log-level",
             "WARNING",
             # One client plays every game here: no per-client limits.
-            "--games-per-minute",
-            "0",
-            "--watches-per-client",
-            "0",
+            *("--games-per-minute", "0", "--watches-per-client", "0"),
             *extra,
         ],
-        cwd=root,  # ``-m`` imports the server from the working directory first
-        stdout=out,
-        stderr=out,
-        env={**os.environ, "TONGIAKI_LOG_LEVEL": "WARNING"},
+        data,
+        tree=root,
+        python_args=["-m", "cProfile", "-o", profile] if profile else [],
+        env={"TONGIAKI_LOG_LEVEL": "WARNING"},
     )
-    # The listening line is logged at INFO; read the port from the socket table instead.
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        port = _listening_port(process.pid)
-        if port:
-            return process, port, log
-        time.sleep(0.05)
-    process.kill()
-    raise RuntimeError("the server did not start: " + log.read_text())
-
-
-def _listening_port(pid: int) -> int | None:
-    inodes = set()
-    try:
-        for fd in os.listdir(f"/proc/{pid}/fd"):
-            target = os.readlink(f"/proc/{pid}/fd/{fd}")
-            if target.startswith("socket:["):
-                inodes.add(target[8:-1])
-    except OSError:
-        return None
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        with open(table) as f:
-            for line in f.readlines()[1:]:
-                parts = line.split()
-                if parts[3] == "0A" and parts[9] in inodes:  # LISTEN
-                    return int(parts[1].split(":")[1], 16)
-    return None
+    return server.process, server.port, server.log
 
 
 def _cpu_seconds(pid: int) -> float:

@@ -28,7 +28,6 @@ import random
 import signal
 import statistics
 import subprocess
-import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -40,6 +39,7 @@ import psycopg
 from google.rpc import error_details_pb2, status_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from tests.launch import launch
 from tests.pgcluster import PgCluster, free_port
 from tongiaki.v1 import game_pb2 as pb
 from tongiaki.v1 import game_service_pb2 as spb
@@ -111,70 +111,35 @@ class Node:
         advertise: str | None = None,
         wait: bool = True,
     ) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
-        self.port_file = folder / "port"
-        self.port_file.unlink(missing_ok=True)
-        self.log_path = folder / "log"
-        self.log = self.log_path.open("ab")
         command = [
-            sys.executable,
-            "-m",
-            "server",
-            "--port",
-            "0",
-            "--port-file",
-            str(self.port_file),
-            "--database",
-            database,
-            "--data-dir",
-            str(folder),
-            "--bot-pace",
-            "0.05",
-            # A bot holds its answer to a person's decision a tenth of a second here,
-            # not the 6 s a person at a table gets to take it back: at 6 s a bot turn
-            # the suite's games would take many minutes to end (the hold is still run).
-            "--undo-window",
-            "0.1",
+            *("--database", database, "--data-dir", str(folder), "--bot-pace", "0.05"),
+            # A bot holds its answer to a person's decision a tenth of a second here
+            # (the server's default holds it not at all), so that the hold is run.
+            *("--undo-window", "0.1"),
         ]
         if lease is not None:
             command += ["--lease", str(lease)]
         if advertise is not None:
             command += ["--advertise", advertise]
-        self.process = subprocess.Popen(
-            command, cwd=ROOT, stderr=self.log, env={**os.environ, "PYTHONPATH": str(ROOT)}
-        )
-        self.pid = self.process.pid
+        self.server = launch(command, folder, wait=False)
+        self.pid = self.server.pid
         self.address = ""
         if wait:
             self.wait_started()
 
     def wait_started(self, timeout: float = 60) -> None:
         """Wait until the node listens (it wrote its port)."""
-        deadline = time.monotonic() + timeout
-        while not self.port_file.exists():
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the node stopped:\n{self.log_path.read_text()[-2000:]}")
-            if time.monotonic() > deadline:
-                raise RuntimeError("the node did not start")
-            time.sleep(0.05)
-        self.address = f"127.0.0.1:{self.port_file.read_text().strip()}"
+        self.address = self.server.wait_started(timeout).address
 
     def signal(self, sig: int) -> None:
         """Send ``sig`` to the node."""
-        self.process.send_signal(sig)
+        self.server.process.send_signal(sig)
 
     def stop(self) -> int | None:
         """SIGTERM (then SIGKILL if it hangs); its exit status."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGCONT)
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self.log.close()
-        return self.process.returncode
+        if self.server.process.poll() is None:
+            self.server.process.send_signal(signal.SIGCONT)
+        return self.server.stop(30)
 
 
 async def healthy(address: str, timeout: float = 2.0) -> bool:
@@ -567,7 +532,7 @@ async def _inject(fault: str, cluster: Cluster, report: Report) -> None:
         since = time.monotonic()
         if fault == "kill":
             victim.signal(signal.SIGKILL)
-            victim.process.wait()
+            victim.server.process.wait()
             cluster.nodes.remove(victim)
             moved = await cluster.wait_moved(games, victim.address, since)
             report.takeover.setdefault(fault, []).extend(moved)
@@ -609,7 +574,7 @@ async def _inject(fault: str, cluster: Cluster, report: Report) -> None:
         )
         cluster.pids.add(taken.pid)
         try:
-            status = await asyncio.to_thread(taken.process.wait, 60)
+            status = await asyncio.to_thread(taken.server.process.wait, 60)
         except subprocess.TimeoutExpired:
             status = None
         if status in (None, 0):

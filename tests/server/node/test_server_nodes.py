@@ -5,11 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import random
-import signal
-import subprocess
-import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -36,12 +32,12 @@ from server.node.forward import vouch, vouched
 from server.rpc import codec as convert
 from server.rpc.tls import TlsFiles
 from tests.certs import self_signed
+from tests.launch import Launched, launch
 from tongiaki.v1 import game_pb2 as pb
 from tongiaki.v1 import game_service_pb2 as spb
 
 pytestmark = pytest.mark.postgres_only
 
-ROOT = Path(__file__).resolve().parents[3]
 
 
 @contextlib.asynccontextmanager
@@ -299,53 +295,15 @@ def test_nodes_serving_tls_forward_over_tls_to_nodes_they_trust(tmp_path: Path) 
 # ---------------------------------------------------------------- a node killed
 
 
-class Node:
+def start_node(database: str, folder: Path, lease: float) -> Launched:
     """``python -m server`` on the test's database, as its own process."""
-
-    def __init__(self, database: str, folder: Path, lease: float) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
-        port_file = folder / "port"
-        self.log = (folder / "log").open("wb")
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "server",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                "0",
-                "--port-file",
-                str(port_file),
-                "--database",
-                database,
-                "--lease",
-                str(lease),
-                "--data-dir",
-                str(folder),
-                "--strong-budget",
-                "0.05",
-            ],
-            cwd=ROOT,
-            stderr=self.log,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-        )
-        deadline = time.monotonic() + 30
-        while not port_file.exists():
-            assert self.process.poll() is None, "the node stopped"
-            assert time.monotonic() < deadline, "the node did not start"
-            time.sleep(0.05)
-        self.address = f"127.0.0.1:{port_file.read_text().strip()}"
-
-    def kill(self) -> None:
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait()
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            self.process.wait(30)
-        self.log.close()
+    return launch(
+        [
+            *("--host", "127.0.0.1", "--database", database, "--lease", str(lease)),
+            *("--data-dir", str(folder), "--strong-budget", "0.05"),
+        ],
+        folder,
+    )
 
 
 class Client:
@@ -449,7 +407,7 @@ async def _whole_log(client: Client, name: str) -> list[pb.LogEntry]:
 
 def test_a_killed_node_loses_nothing_and_its_games_go_on(tmp_path: Path, pg_url: str) -> None:
     lease = 2.0
-    cluster = [Node(pg_url, tmp_path / f"node{i}", lease) for i in range(3)]
+    cluster = [start_node(pg_url, tmp_path / f"node{i}", lease) for i in range(3)]
     addresses = [n.address for n in cluster]
 
     async def main() -> None:

@@ -6,9 +6,6 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import os
-import subprocess
-import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -21,6 +18,7 @@ from server_harness import COLOURS, auth, error_info, new_game, running
 from server.app import Config
 from server.play.botseats import WORKER_NICENESS, BotConfig
 from server.rpc.limits import ClientLimits
+from tests.launch import launch
 from tongiaki.v1 import game_pb2 as pb
 from tongiaki.v1 import game_service_pb2 as spb
 
@@ -323,27 +321,18 @@ def _rss(pid: int) -> int:
 def test_refused_requests_leave_no_memory_behind(tmp_path: Path) -> None:
     """``python -m server`` (its collector tuned as in production) refusing 150
     GetGame calls with a 3 MiB name, and 2,000 just under gRPC's ceiling."""
-    port_file = tmp_path / "port"
-    process = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0"),
-            *("--data-dir", str(tmp_path), "--port-file", str(port_file), "--log-level", "ERROR"),
-        ],
-        stderr=subprocess.DEVNULL,
+    server = launch(
+        ["--host", "127.0.0.1", "--data-dir", str(tmp_path), "--log-level", "ERROR"],
+        tmp_path / "server",
     )
     try:
-        for _ in range(300):
-            if port_file.exists():
-                break
-            time.sleep(0.05)
-        port = int(port_file.read_text())
 
         async def main() -> list[int]:
-            async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            async with grpc.aio.insecure_channel(server.address) as channel:
                 call = channel.unary_unary("/tongiaki.v1.GameService/GetGame")
                 await channel.unary_unary("/tongiaki.v1.GameService/ListGames")(b"")
                 await asyncio.sleep(0.5)
-                before = _rss(process.pid)
+                before = _rss(server.pid)
                 huge = spb.GetGameRequest(name="games/" + "a" * (3 << 20)).SerializeToString()
                 large = spb.GetGameRequest(name="games/" + "a" * 60_000).SerializeToString()
                 for body, count in ((huge, 150), (large, 2000)):
@@ -353,11 +342,10 @@ def test_refused_requests_leave_no_memory_behind(tmp_path: Path) -> None:
                     assert all(isinstance(r, grpc.aio.AioRpcError) for r in results)
                 # The server gives freed memory back every second.
                 await asyncio.sleep(2.5)
-                return [before, _rss(process.pid)]
+                return [before, _rss(server.pid)]
 
         before, after = asyncio.run(main())
         print(f"server RSS {before / 2**20:.0f} MiB before, {after / 2**20:.0f} MiB after")
         assert after - before < 64 << 20, (before, after)
     finally:
-        process.terminate()
-        process.wait(10)
+        server.stop()

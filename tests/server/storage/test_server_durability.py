@@ -7,9 +7,6 @@ import asyncio
 import contextlib
 import json
 import os
-import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -18,43 +15,18 @@ from server_harness import DATABASE, auth, new_game, random_chooser
 
 from engine import Game
 from server.rpc import codec as convert
+from tests.launch import Launched, launch
 from tongiaki.v1 import game_service_pb2 as spb
 from tongiaki.v1 import game_service_pb2_grpc as rpc
 
-ROOT = Path(__file__).resolve().parents[3]
 LEASE = 1.0
 
 
-def _launch(data: Path, log: Path) -> tuple[subprocess.Popen[bytes], int]:
-    """``python -m server`` on a free port; returns the process and its port."""
-    out = log.open("ab")
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "server",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--data-dir",
-            str(data),
-            # Shared with other nodes, a killed node's games wait for its lease to run out.
-            *(["--database", DATABASE[0], "--lease", str(LEASE)] if DATABASE[0] else []),
-        ],
-        cwd=ROOT,
-        stderr=out,
-        stdout=out,
-    )
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        for line in log.read_text().splitlines()[::-1]:
-            entry = json.loads(line) if line.startswith("{") else {}
-            if entry.get("message") == "listening" and entry.get("pid") == process.pid:
-                return process, int(entry["port"])
-        time.sleep(0.05)
-    process.kill()
-    raise AssertionError("the server did not start: " + log.read_text())
+def _launch(data: Path, folder: Path) -> Launched:
+    """``python -m server`` on a free port, its data in ``data``."""
+    shared = ["--database", DATABASE[0], "--lease", str(LEASE)] if DATABASE[0] else []
+    # Shared with other nodes, a killed node's games wait for its lease to run out.
+    return launch(["--host", "127.0.0.1", "--data-dir", str(data), *shared], folder)
 
 
 async def _drive(
@@ -83,13 +55,13 @@ async def _drive(
 
 
 def test_sigkill_mid_play_loses_no_acknowledged_action(tmp_path: Path) -> None:
-    data, log = tmp_path / "data", tmp_path / "server.log"
-    process, port = _launch(data, log)
+    data, folder = tmp_path / "data", tmp_path / "server"
+    server = _launch(data, folder)
     games: dict[str, dict[int, str]] = {}
     acked: dict[str, list[spb.SubmitActionResponse]] = {}
 
     async def before_kill() -> None:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        async with grpc.aio.insecure_channel(server.address) as channel:
             stub = rpc.GameServiceStub(channel)
             for seats in (2, 3, 4, 5):
                 name, tokens = await new_game(stub, seats)
@@ -100,8 +72,7 @@ def test_sigkill_mid_play_loses_no_acknowledged_action(tmp_path: Path) -> None:
             ]
             while sum(len(a) for a in acked.values()) < 120:
                 await asyncio.sleep(0.005)
-            process.send_signal(signal.SIGKILL)  # in mid-play, submissions in flight
-            process.wait()
+            server.kill()  # in mid-play, submissions in flight
             for driver in drivers:
                 with contextlib.suppress(grpc.aio.AioRpcError):
                     await driver
@@ -109,11 +80,11 @@ def test_sigkill_mid_play_loses_no_acknowledged_action(tmp_path: Path) -> None:
     asyncio.run(before_kill())
     if DATABASE[0]:
         time.sleep(LEASE * 1.5)
-    process, port = _launch(data, log)
+    server = _launch(data, folder)
     try:
 
         async def after_restart() -> None:
-            async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            async with grpc.aio.insecure_channel(server.address) as channel:
                 stub = rpc.GameServiceStub(channel)
                 for i, (name, tokens) in enumerate(games.items()):
                     got = (await stub.GetGame(spb.GetGameRequest(name=name))).snapshot
@@ -143,6 +114,5 @@ def test_sigkill_mid_play_loses_no_acknowledged_action(tmp_path: Path) -> None:
 
         asyncio.run(after_restart())
     finally:
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=20) == 0
+        assert server.stop() == 0
     assert os.path.exists(data / "tongiaki.sqlite3") != bool(DATABASE[0])
