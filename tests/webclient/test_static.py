@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from server.rpc.errors import REASONS
+from tongiaki.reasons import Reason as REASONS
 from tongiaki.v1 import game_pb2
 from webclient import catalogs, i18n, messages
 
@@ -213,3 +213,14 @@ def test_layout_uses_logical_properties_and_the_board_is_never_mirrored() -> Non
     )
     assert physical == []
     assert re.search(r"\.board-area\s*\{[^}]*direction:\s*ltr", css)
+
+
+def test_the_contracts_enum_names_are_mapped_in_one_module() -> None:
+    """Only wire.js knows the wire's enum prefixes (COLOUR_, GAME_STATE_, ...)."""
+    prefixes = re.compile(r"COLOUR_|GAME_STATE_|DECISION_KIND_|BOT_LEVEL_")
+    found = {
+        script.name
+        for script in (STATIC / "js").glob("*.js")
+        if prefixes.search(script.read_text(encoding="utf-8"))
+    }
+    assert found == {"wire.js"}

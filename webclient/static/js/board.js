@@ -8,10 +8,11 @@
 import {
   SIZE, APOTHEM, centre, corners, towards, polar, tile, beachLayout, neighbour, curveControl,
 } from "./geometry.js";
-import { el, shipPath, colourName, FILL } from "./ships.js";
+import { el, shipPath, FILL } from "./ships.js";
 import { t, td, tn } from "./i18n.js";
 import { player, tileName } from "./text.js";
 import { Camera, entryHexes } from "./camera.js";
+import { colourName, kindOf } from "./wire.js";
 
 const hexOf = (h) => [h?.q ?? 0, h?.r ?? 0];
 // Below this many pixels per board unit the board shows less detail (ships as counts).
@@ -129,7 +130,7 @@ export class Board {
     this.drawCounts(view);
     for (const royal of view?.royal ?? []) this.drawMask(royal);
     const decision = view?.decision;
-    if (decision?.kind === "DECISION_KIND_LAND" && decision.island) this.drawGroup(decision, options.ghosts ?? []);
+    if (kindOf(decision?) === "land" && decision.island) this.drawGroup(decision, options.ghosts ?? []);
     for (const ghost of options.ghosts ?? []) this.drawGhost(ghost);
     if (options.path) this.drawPath(options.path);
     if (!picker) {

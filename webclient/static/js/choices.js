@@ -5,7 +5,7 @@
 // board leads to a legal option. Legality itself is the server's: we only
 // filter the list it sent.
 
-import { colourName } from "./ships.js";
+import { colourName } from "./wire.js";
 
 const hexKey = (h) => `${h.q ?? 0},${h.r ?? 0}`;
 const beachKey = (b) => `${b.q ?? 0},${b.r ?? 0},${b.index ?? 0}`;

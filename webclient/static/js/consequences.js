@@ -7,8 +7,8 @@
 import { t, tn } from "./i18n.js";
 import { actOf } from "./choices.js";
 import { tile } from "./geometry.js";
-import { colourName } from "./ships.js";
 import { islandAt } from "./text.js";
+import { colourName } from "./wire.js";
 
 const hexKey = (x) => `${x?.q ?? 0},${x?.r ?? 0}`;
 const beachKey = (x) => `${hexKey(x)},${x?.index ?? 0}`;

@@ -6,7 +6,7 @@
 import { GamePage } from "./game.js";
 import { h } from "./dom.js";
 import { locale, t } from "./i18n.js";
-import { colourName } from "./ships.js";
+import { colourName, wireColour } from "./wire.js";
 
 export const SOURCE = "tongiaki";
 export const VERSION = 1;
@@ -95,7 +95,7 @@ export class EmbedPage extends GamePage {
       return;
     }
     if (typeof data.token !== "string" || !data.token) return;
-    this.held = { colour: `COLOUR_${this.wanted.toUpperCase()}`, token: data.token };
+    this.held = { colour: wireColour(this.wanted), token: data.token };
     this.post("seat", { seat: this.wanted });
     this.render();
   }

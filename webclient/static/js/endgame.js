@@ -5,8 +5,9 @@
 import { h } from "./dom.js";
 import { conjunction, list, t, tn } from "./i18n.js";
 import { tile } from "./geometry.js";
-import { colourName, swatch } from "./ships.js";
+import { swatch } from "./ships.js";
 import { player, tileName } from "./text.js";
+import { colourName } from "./wire.js";
 
 const hexKey = (x) => `${x?.q ?? 0},${x?.r ?? 0}`;
 

@@ -7,7 +7,7 @@ import { Board, newShips } from "./board.js";
 import { Picker } from "./choices.js";
 import { h } from "./dom.js";
 import { disjunction, t, td, tn, list, has } from "./i18n.js";
-import { colourName, swatch } from "./ships.js";
+import { swatch } from "./ships.js";
 import { tile, neighbour, centre, towards, curveControl } from "./geometry.js";
 import { entryHexes } from "./camera.js";
 import { Chronicle, fetchEntries } from "./history.js";
@@ -21,13 +21,13 @@ import {
   botLabel, botLevel, colour as colourText, decisionPrompt, describeOption, errorText, isBot,
   leftOver, player, setPlayers, tileName,
 } from "./text.js";
+import { colourName, wireColour, stateName, kindOf } from "./wire.js";
 
 // How long an entry stays on screen before the next is shown, at speed 1 (ms).
 const HOLD = 900;
 // How many recent entries' boards are kept (to play the last round again).
 const BOARDS_KEPT = 256;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const kindOf = (decision) => String(decision?.kind ?? "").replace(/^DECISION_KIND_/, "").toLowerCase();
 const hexKey = (x) => `${x?.q ?? 0},${x?.r ?? 0}`;
 // A touch screen: its texts say "tap" where a mouse's say "click".
 const touch = () => window.matchMedia?.("(pointer: coarse)").matches;
@@ -418,7 +418,7 @@ export class GamePage {
   // answers since it): none of them drew a tile, and no other entry came between.
   takeBackable() {
     const seat = this.seat;
-    if (!seat || this.game?.state !== "GAME_STATE_ACTIVE" || !this.caughtUp()) return null;
+    if (!seat || stateName(this.game?.state) !== "active" || !this.caughtUp()) return null;
     const bots = new Set((this.game.seats ?? []).filter(isBot).map((s) => colourName(s.colour)));
     for (const item of [...this.chronicle.items].reverse()) {
       if (isAside(item.entry)) continue;
@@ -515,13 +515,13 @@ export class GamePage {
     const game = this.game;
     if (!game) return;
     const view = this.view;
-    const state = String(game.state).replace(/^GAME_STATE_/, "").toLowerCase();
+    const state = stateName(game.state);
     const mine = this.mine();
     if (mine && !this.picker) this.picker = new Picker(view.decision);
     if (!mine) this.picker = null;
     const body = document.body.dataset;
     body.sequence = String(this.caughtUp() ? this.sequence : this.shown?.sequence);
-    body.state = this.caughtUp() ? String(this.snapshot.game.state).replace(/^GAME_STATE_/, "").toLowerCase() : state;
+    body.state = this.caughtUp() ? stateName(this.snapshot.game.state) : state;
     body.myturn = mine ? "1" : "0";
     body.colour = this.seat ? colourName(this.seat.colour) : "";
     this.trackClock(view, mine);
@@ -656,7 +656,7 @@ export class GamePage {
       this.playback.replaceChildren(h("label", {}, t("playback.speed"), " ", this.speedSelect), this.skipButton, this.againButton);
     }
     const waiting = this.queue.length + (this.playing ? 1 : 0);
-    this.againButton.hidden = Boolean(waiting) || !this.seat || this.game?.state !== "GAME_STATE_ACTIVE" || !this.lastRound().length;
+    this.againButton.hidden = Boolean(waiting) || !this.seat || stateName(this.game?.state) !== "active" || !this.lastRound().length;
     this.skipButton.hidden = !waiting;
     this.skipButton.textContent = waiting ? tn("playback.skip", waiting) : "";
   }
@@ -829,9 +829,9 @@ export class GamePage {
       h("h2", {}, decisionPrompt(decision)),
       h("p", { class: "muted", testid: "instruction" }, this.instruction(decision, picker)),
     ];
-    if (decision.kind === "DECISION_KIND_LAND") {
+    if (kindOf(decision) === "land") {
       const picked = picker.picks.filter((k) => k.startsWith("land:") && k !== "land:none")
-        .map((k) => ({ beach: Number(k.split(":")[1]), colour: `COLOUR_${k.split(":")[2].toUpperCase()}` }));
+        .map((k) => ({ beach: Number(k.split(":")[1]), colour: wireColour(k.split(":")[2]) }));
       const back = leftOver(decision.group ?? [], picked);
       parts.push(h("p", { testid: "group" }, t("land.group"), " ",
         ...(decision.group ?? []).map((c) => swatch(colourName(c)))));

@@ -5,8 +5,9 @@
 import { Board } from "./board.js";
 import { SIZE, APOTHEM, centre, neighbour, towards, tile } from "./geometry.js";
 import { td } from "./i18n.js";
-import { colourName, el } from "./ships.js";
+import { el } from "./ships.js";
 import { tileName } from "./text.js";
+import { wireKind } from "./wire.js";
 
 const hexOf = (h) => [h?.q ?? 0, h?.r ?? 0];
 
@@ -17,7 +18,7 @@ function viewOf(diagram, part) {
     return {
       tiles: diagram.tiles,
       beaches: diagram.before,
-      decision: { kind: "DECISION_KIND_LAND", island, group: diagram.group },
+      decision: { kind: wireKind("land"), island, group: diagram.group },
     };
   }
   return { tiles: diagram.tiles, beaches: diagram.beaches };

@@ -4,12 +4,13 @@
 import { call, profile, seats as seatStore } from "./api.js";
 import { h } from "./dom.js";
 import { conjunction, t, td, tn } from "./i18n.js";
-import { COLOURS, colourName, swatch } from "./ships.js";
+import { COLOURS, swatch } from "./ships.js";
 import { BOT_LEVELS, botLabel, botLevel, errorText, isBot } from "./text.js";
 import { myGames, renderMine, when } from "./mygames.js";
 import { learnButton } from "./learn.js";
+import { colourName, wireColour, stateName, wireLevel } from "./wire.js";
 
-const stateName = (s) => td(`state.${String(s).replace(/^GAME_STATE_/, "").toLowerCase()}`);
+const stateLabel = (s) => td(`state.${stateName(s)}`);
 
 // Turn clocks offered, in seconds (0: none).
 const CLOCKS = [0, 30, 60, 120, 300];
@@ -49,8 +50,8 @@ export class LobbyPage {
         display_name: title.value,
         auto_start: auto.checked,
         turn_timeout_seconds: Number(clock.value),
-        leave_bot: leaveBot.value ? `BOT_LEVEL_${leaveBot.value.toUpperCase()}` : undefined,
-        timeout_bot: timeoutBot.value ? `BOT_LEVEL_${timeoutBot.value.toUpperCase()}` : undefined,
+        leave_bot: leaveBot.value ? wireLevel(leaveBot.value) : undefined,
+        timeout_bot: timeoutBot.value ? wireLevel(timeoutBot.value) : undefined,
       });
     } },
     h("h2", {}, t("lobby.create")),
@@ -85,7 +86,7 @@ export class LobbyPage {
 
   // This browser's games, the ones to act in first (all of them on /my).
   async refreshMine() {
-    const rows = (await myGames()).filter((row) => row.seat && row.state !== "GAME_STATE_FINISHED");
+    const rows = (await myGames()).filter((row) => row.seat && stateName(row.state) !== "finished");
     this.mine.hidden = !rows.length;
     this.mine.replaceChildren(h("h2", {}, t("my.title")), ...renderMine(rows, 5),
       h("p", {}, h("a", { href: "/my", testid: "my-all" }, t("my.all"))));
@@ -103,13 +104,13 @@ export class LobbyPage {
   // Create the game, then sit its creator in the first seat not played by a bot.
   async create(picks, settings) {
     const chosen = picks.filter((pick) => pick.querySelector("input").checked);
-    const seats = chosen.map((pick) => `COLOUR_${pick.querySelector("input").value.toUpperCase()}`);
+    const seats = chosen.map((pick) => wireColour(pick.querySelector("input").value));
     const bots = chosen
       .map((pick) => pick.querySelector("select"))
       .filter((select) => select.value)
       .map((select) => ({
-        colour: `COLOUR_${select.dataset.colour.toUpperCase()}`,
-        level: `BOT_LEVEL_${select.value.toUpperCase()}`,
+        colour: wireColour(select.dataset.colour),
+        level: wireLevel(select.value),
       }));
     try {
       const reply = await call("POST", "/games", { seats, settings: { ...settings, bots } });
@@ -137,8 +138,8 @@ export class LobbyPage {
         if (!token) break;
       }
       all = all.slice(-300).reverse();
-      const games = all.filter((g) => g.state !== "GAME_STATE_FINISHED");
-      const done = all.filter((g) => g.state === "GAME_STATE_FINISHED");
+      const games = all.filter((g) => stateName(g.state) !== "finished");
+      const done = all.filter((g) => stateName(g.state) === "finished");
       this.list.replaceChildren(...games.map((game) => this.item(game)));
       if (!games.length) this.list.replaceChildren(h("li", { class: "muted" }, t("lobby.no_games")));
       this.finished.replaceChildren(
@@ -155,7 +156,7 @@ export class LobbyPage {
     return h("li", { testid: "game-item" },
       h("a", { href: `/games/${id}`, testid: "game-link" }, game.settings?.display_name || id),
       " ",
-      h("span", { class: "muted" }, stateName(game.state), " · ",
+      h("span", { class: "muted" }, stateLabel(game.state), " · ",
         tn("lobby.seats_taken", (game.seats ?? []).length, { taken }), " · ",
         when(Date.parse(game.create_time ?? "") || 0)),
       h("span", { class: "swatches" }, ...(game.seats ?? []).map((s) => {

@@ -5,10 +5,11 @@
 import { call, seats, watched } from "./api.js";
 import { h } from "./dom.js";
 import { t, td } from "./i18n.js";
-import { colourName, swatch } from "./ships.js";
+import { swatch } from "./ships.js";
 import { botLabel, errorText, isBot } from "./text.js";
+import { colourName, stateName } from "./wire.js";
 
-const STATE_ORDER = { mine: 0, GAME_STATE_ACTIVE: 1, GAME_STATE_OPEN: 2, GAME_STATE_FINISHED: 3 };
+const STATE_ORDER = { mine: 0, active: 1, open: 2, finished: 3 };
 // How many games are asked for at once.
 const AT_ONCE = 6;
 
@@ -43,7 +44,7 @@ export async function myGames() {
     const next = rows.find((r) => row.rematch && `games/${r.id}` === row.rematch);
     if (next) next.rematchOf = row;
   }
-  const rank = (row) => (row.yourTurn ? STATE_ORDER.mine : STATE_ORDER[row.state] ?? 4);
+  const rank = (row) => (row.yourTurn ? STATE_ORDER.mine : STATE_ORDER[stateName(row.state)] ?? 4);
   return rows.sort((a, b) => rank(a) - rank(b) || b.created - a.created);
 }
 
@@ -54,7 +55,7 @@ function describe({ id, seat, snapshot, error }) {
   const view = snapshot.view;
   const me = seat && view?.viewer && colourName(view.viewer) !== "unspecified" ? colourName(view.viewer) : seat ? colourName(seat.colour) : null;
   const decision = view?.decision;
-  const turnOf = game.state === "GAME_STATE_ACTIVE" && decision ? colourName(decision.player) : null;
+  const turnOf = stateName(game.state) === "active" && decision ? colourName(decision.player) : null;
   const result = (game.results?.length ? game.results : view?.result ?? []).find((r) => colourName(r.colour) === me);
   return {
     id,
@@ -66,7 +67,7 @@ function describe({ id, seat, snapshot, error }) {
     turnOf,
     yourTurn: Boolean(me && turnOf === me),
     place: result ? { rank: result.rank, total: (game.seats ?? []).length } : null,
-    started: game.state !== "GAME_STATE_OPEN",
+    started: stateName(game.state) !== "open",
     rematch: game.rematch || null,
   };
 }
@@ -85,11 +86,11 @@ function playerName(p) {
 // Whose turn, or how it stands.
 function standing(row) {
   if (row.yourTurn) return h("strong", { class: "badge your-turn", testid: "your-turn" }, t("my.your_turn"));
-  if (row.state === "GAME_STATE_ACTIVE" && row.turnOf) {
+  if (stateName(row.state) === "active" && row.turnOf) {
     const who = row.players.find((p) => p.colour === row.turnOf);
     return h("span", { testid: "turn-of", "data-colour": row.turnOf }, t("my.waiting_for", { player: who ? playerName(who) : td(`player.${row.turnOf}`) }));
   }
-  if (row.state === "GAME_STATE_OPEN") return h("span", { testid: "open" }, t("my.open"));
+  if (stateName(row.state) === "open") return h("span", { testid: "open" }, t("my.open"));
   if (row.place) return h("span", { testid: "place" }, t("end.your_place", row.place));
   return h("span", {}, t("status.finished"));
 }
@@ -98,9 +99,9 @@ function item(row) {
   if (row.error) {
     return h("li", { class: "my-game", testid: "my-game", "data-game": row.id }, row.id, " — ", errorText(row.error));
   }
-  const play = row.state === "GAME_STATE_FINISHED" ? t("my.result") : row.seat ? t("my.play") : t("my.watch");
+  const play = stateName(row.state) === "finished" ? t("my.result") : row.seat ? t("my.play") : t("my.watch");
   return h("li", { class: `my-game${row.yourTurn ? " mine" : ""}`, testid: "my-game", "data-game": row.id,
-    "data-state": String(row.state).replace(/^GAME_STATE_/, "").toLowerCase() },
+    "data-state": stateName(row.state) },
   h("div", { class: "my-head" },
     h("a", { href: `/games/${row.id}`, testid: "my-game-link", class: "my-title" }, row.title),
     h("span", { class: "my-status" }, standing(row))),

@@ -9,6 +9,7 @@ import { t } from "./i18n.js";
 import { Chronicle, fetchEntries } from "./history.js";
 import { errorText, setPlayers } from "./text.js";
 import { renderEnd } from "./endgame.js";
+import { stateName } from "./wire.js";
 
 export class ReplayPage {
   constructor(root, id, at) {
@@ -122,7 +123,7 @@ export class ReplayPage {
       oninput: (e) => this.go(Number(e.target.value)),
     });
     const link = `${window.location.origin}/games/${this.id}?replay=1&at=${this.at}`;
-    const finished = this.game?.state === "GAME_STATE_FINISHED";
+    const finished = stateName(this.game?.state) === "finished";
     const items = this.chronicle.items.filter((i) => i.sequence <= this.at && i.lines.length);
     const log = h("ol", { class: "log", testid: "log", tabindex: "0", "aria-label": t("log.title") }, ...items.map((item) => h("li", {
       "data-sequence": item.sequence,

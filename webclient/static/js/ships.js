@@ -52,11 +52,6 @@ export const SHAPE = {
   purple: (s) => star(s),
 };
 
-export function colourName(value) {
-  // COLOUR_RED -> red
-  return String(value).replace(/^COLOUR_/, "").toLowerCase();
-}
-
 const NS = "http://www.w3.org/2000/svg";
 
 export function el(name, attrs = {}, parent = null) {

@@ -6,8 +6,9 @@
 import { call, profile, requestId, seats } from "./api.js";
 import { h } from "./dom.js";
 import { t, td } from "./i18n.js";
-import { colourName, swatch } from "./ships.js";
+import { swatch } from "./ships.js";
 import { errorText, player } from "./text.js";
+import { colourName, wireColour } from "./wire.js";
 
 // The phrases a player can send, as the contract names them.
 export const PHRASES = ["good_luck", "good_game", "well_played", "thinking", "your_turn", "oops", "thanks"];
@@ -122,7 +123,7 @@ export class Social {
         const colour = open.includes(mine) ? mine : open[0];
         if (colour) {
           const joined = await call("POST", `/games/${id}/join`, {
-            colour: `COLOUR_${colour.toUpperCase()}`, display_name: profile.name(),
+            colour: wireColour(colour), display_name: profile.name(),
           }).catch((error) => {
             if (error.reason !== "SEAT_TAKEN") throw error;
             return call("POST", `/games/${id}/join`, { display_name: profile.name() });

@@ -5,7 +5,7 @@
 import { t, td, tn, has, list, groups } from "./i18n.js";
 import { tile, centre, neighbour } from "./geometry.js";
 import { actOf } from "./choices.js";
-import { colourName } from "./ships.js";
+import { colourName, kindOf, levelName } from "./wire.js";
 
 export const colour = (value) => td(`colour.${colourName(value)}`);
 
@@ -146,7 +146,7 @@ export function leftOver(group, ships) {
 }
 
 export function decisionPrompt(decision) {
-  const kind = String(decision.kind).replace(/^DECISION_KIND_/, "").toLowerCase();
+  const kind = kindOf(decision);
   return td(`decision.${kind}`);
 }
 
@@ -250,6 +250,6 @@ export function errorText(error) {
 
 // Who may play a seat: a person, or a server-side bot of one of the contract's levels.
 export const BOT_LEVELS = ["random", "greedy", "strong", "expert"];
-export const botLevel = (seat) => String(seat?.bot ?? "").replace(/^BOT_LEVEL_/, "").toLowerCase();
+export const botLevel = (seat) => levelName(seat?.bot);
 export const isBot = (seat) => Boolean(seat?.bot) && botLevel(seat) !== "unspecified";
 export const botLabel = (seat) => td(`bot.${botLevel(seat)}`);

@@ -6,10 +6,10 @@
 import { h } from "./dom.js";
 import { t, td, tn } from "./i18n.js";
 import { tile } from "./geometry.js";
-import { colourName } from "./ships.js";
 import { startTutorial } from "./learn.js";
 import { errorText } from "./text.js";
 import { settleCost } from "./consequences.js";
+import { colourName, kindOf } from "./wire.js";
 
 // Every tip, in the order a first game usually meets them.
 export const TIPS = [
@@ -23,7 +23,6 @@ const PASSING = new Set(["setup", "turn", "emigrate", "route", "land", "royal", 
 
 // Acts that begin a turn (the player's own count says when to suggest a New settlement).
 const TURN_ACTS = new Set(["expand", "royal", "settle", "tonga", "single"]);
-const kindOf = (decision) => String(decision?.kind ?? "").replace(/^DECISION_KIND_/, "").toLowerCase();
 
 function load(key) {
   try {
