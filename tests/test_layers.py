@@ -9,10 +9,15 @@ imports between modules fails the build.
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from bots import LEVELS
+from engine import COLOURS
+from tongiaki import vocabulary
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -253,3 +258,20 @@ def test_the_checks_find_an_arrow_back_a_wire_import_and_a_cycle(tmp_path: Path)
     assert any("webclient.app imports server.game.authority" in line for line in found)
     assert engine_violations(root) == ["engine/__init__.py:1: numpy"]
     assert cycles(root) == [["server.rpc.codec", "server.rpc.service", "server.rpc.codec"]]
+
+
+def _js_list(script: str, name: str) -> list[str]:
+    text = (ROOT / "webclient" / "static" / "js" / script).read_text()
+    found = re.search(rf"export const {name} = \[([^\]]*)\];", text)
+    assert found is not None, (script, name)
+    return re.findall(r'"([^"]+)"', found.group(1))
+
+
+def test_the_vocabularies_are_the_contracts() -> None:
+    """Seat colours and bot levels are declared by the contract; the engine's
+    colours, the bots' levels and the browser's lists are the same names in the
+    same order (the browser, having no build step, keeps a copy that this checks)."""
+    assert COLOURS == vocabulary.COLOURS
+    assert tuple(LEVELS) == vocabulary.BOT_LEVELS
+    assert tuple(_js_list("ships.js", "COLOURS")) == vocabulary.COLOURS
+    assert tuple(_js_list("text.js", "BOT_LEVELS")) == vocabulary.BOT_LEVELS

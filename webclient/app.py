@@ -11,6 +11,7 @@ from flask import Flask, Response, abort, jsonify, render_template, request
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from werkzeug.exceptions import HTTPException
 
+from tongiaki.vocabulary import COLOURS
 from webclient import i18n
 from webclient.api import api
 from webclient.feeds import FeedHub
@@ -60,9 +61,6 @@ _HTTP_REASON = {
     413: GatewayReason.REQUEST_TOO_LARGE,
 }
 
-
-#: Seat colours an embedded board may be asked to play.
-COLOURS = ("yellow", "orange", "red", "green", "blue", "purple")
 
 #: Path prefix of the pages made to be framed by other sites.
 EMBED_PREFIX = "/embed/"

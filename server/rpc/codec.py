@@ -25,6 +25,7 @@ from server.storage.base import Stored
 from tongiaki import nesting
 from tongiaki.v1 import game_pb2 as pb
 from tongiaki.v1 import game_service_pb2 as spb
+from tongiaki.vocabulary import BOT_LEVELS
 
 Json = Any
 
@@ -36,10 +37,7 @@ COLOUR_NAME: dict[int, str] = {v: k for k, v in COLOUR.items()}
 
 #: Bot level name -> enum value, and back.
 LEVEL: dict[str, pb.BotLevel.ValueType] = {
-    "random": pb.BOT_LEVEL_RANDOM,
-    "greedy": pb.BOT_LEVEL_GREEDY,
-    "strong": pb.BOT_LEVEL_STRONG,
-    "expert": pb.BOT_LEVEL_EXPERT,
+    level: pb.BotLevel.Value(f"BOT_LEVEL_{level.upper()}") for level in BOT_LEVELS
 }
 LEVEL_NAME: dict[int, str] = {v: k for k, v in LEVEL.items()}
 
