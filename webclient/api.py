@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
@@ -32,6 +33,7 @@ from webclient.limits import (
 )
 from webclient.openapi import document
 from webclient.reference import page
+from webclient.routes import ROUTES
 from webclient.upstream import Upstream, UpstreamError
 from webclient.wire import from_json, to_json
 
@@ -189,13 +191,11 @@ def _check_game(endpoint: str | None, values: dict[str, Any] | None) -> None:
         )
 
 
-@api.post("/games")
 def create_game() -> Response:
     """CreateGame."""
     return _call("CreateGame", spb.CreateGameRequest())
 
 
-@api.get("/games")
 def list_games() -> Response:
     """ListGames; the request's fields are query parameters."""
     message = spb.ListGamesRequest()
@@ -221,7 +221,6 @@ def _flag(value: str | None) -> bool:
     raise ValueError(f"{value!r} is not true or false")
 
 
-@api.get("/games/<game>")
 def get_game(game: str) -> Response:
     """GetGame, as the caller's seat (with a token) or as a spectator; ``?at_sequence=N``
     for the game right after entry N, as a spectator saw it."""
@@ -235,7 +234,6 @@ def get_game(game: str) -> Response:
     return _answer("GetGame", message)
 
 
-@api.get("/games/<game>/entries")
 def list_game_entries(game: str) -> Response:
     """ListGameEntries; ``after_sequence`` and ``page_size`` are query parameters."""
     message = spb.ListGameEntriesRequest(name=_name(game))
@@ -247,55 +245,46 @@ def list_game_entries(game: str) -> Response:
     return _answer("ListGameEntries", message)
 
 
-@api.post("/games/<game>/take-back")
 def take_back(game: str) -> Response:
     """TakeBack."""
     return _call("TakeBack", spb.TakeBackRequest(), name=_name(game))
 
 
-@api.post("/games/<game>/messages")
 def send_message(game: str) -> Response:
     """SendMessage."""
     return _call("SendMessage", spb.SendMessageRequest(), name=_name(game))
 
 
-@api.post("/games/<game>/rematch")
 def propose_rematch(game: str) -> Response:
     """ProposeRematch."""
     return _call("ProposeRematch", spb.ProposeRematchRequest(), name=_name(game))
 
 
-@api.post("/games/<game>/join")
 def join_game(game: str) -> Response:
     """JoinGame; the seat token in the answer is for the joining browser alone."""
     return _call("JoinGame", spb.JoinGameRequest(), name=_name(game))
 
 
-@api.post("/games/<game>/start")
 def start_game(game: str) -> Response:
     """StartGame."""
     return _call("StartGame", spb.StartGameRequest(), name=_name(game))
 
 
-@api.post("/games/<game>/actions")
 def submit_action(game: str) -> Response:
     """SubmitAction."""
     return _call("SubmitAction", spb.SubmitActionRequest(), name=_name(game))
 
 
-@api.post("/games/<game>/leave")
 def leave_game(game: str) -> Response:
     """LeaveGame."""
     return _call("LeaveGame", spb.LeaveGameRequest(), name=_name(game))
 
 
-@api.get("/games/<game>/record")
 def get_game_record(game: str) -> Response:
     """GetGameRecord."""
     return _answer("GetGameRecord", spb.GetGameRecordRequest(name=_name(game)))
 
 
-@api.get("/games/<game>/events")
 def watch_game(game: str) -> Response:
     """WatchGame as Server-Sent Events: ``snapshot`` and ``entry`` events whose id is
     the sequence number; ``Last-Event-ID`` (or ``after_sequence``) resumes."""
@@ -343,6 +332,27 @@ def watch_game(game: str) -> Response:
     response.headers["Cache-Control"] = "no-store"
     response.headers["X-Accel-Buffering"] = "no"
     return response
+
+
+#: The handler of each route of the table (webclient.routes).
+HANDLERS: dict[str, Callable[..., Response]] = {
+    "CreateGame": create_game,
+    "ListGames": list_games,
+    "GetGame": get_game,
+    "ListGameEntries": list_game_entries,
+    "TakeBack": take_back,
+    "SendMessage": send_message,
+    "ProposeRematch": propose_rematch,
+    "JoinGame": join_game,
+    "StartGame": start_game,
+    "SubmitAction": submit_action,
+    "LeaveGame": leave_game,
+    "GetGameRecord": get_game_record,
+    "WatchGame": watch_game,
+}
+
+for _route in ROUTES:
+    api.add_url_rule(_route.rule, _route.rpc, HANDLERS[_route.rpc], methods=[_route.method.upper()])
 
 
 @api.get("/openapi.json")

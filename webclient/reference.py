@@ -15,6 +15,7 @@ from html import escape
 from typing import Any
 
 from webclient.openapi import document
+from webclient.routes import BY_RPC
 
 _STYLE = """
 :root { color-scheme: light dark; --ink: #1b2430; --muted: #5a6678; --line: #d5dbe3;
@@ -46,45 +47,11 @@ td, th { text-align: start; padding: 0.2rem 0.5rem; border-block-end: 1px solid 
 .reasons code { display: inline-block; margin: 0.1rem 0.2rem; }
 """
 
-#: The reason codes worth listing per route (every route may also answer the rest).
-_REASONS_OF: dict[str, tuple[str, ...]] = {
-    "CreateGame": ("INVALID_REQUEST", "WEBHOOK_NOT_ALLOWED"),
-    "ListGames": ("INVALID_REQUEST",),
-    "GetGame": ("GAME_NOT_FOUND", "TOKEN_INVALID", "TOKEN_WRONG_GAME"),
-    "JoinGame": ("GAME_NOT_FOUND", "SEAT_TAKEN", "NO_SUCH_SEAT", "GAME_FULL"),
-    "StartGame": ("TOKEN_MISSING", "TOKEN_INVALID", "GAME_ALREADY_STARTED", "SEATS_OPEN"),
-    "SubmitAction": (
-        "TOKEN_MISSING",
-        "STALE_SEQUENCE",
-        "GAME_NOT_STARTED",
-        "NOT_YOUR_TURN",
-        "ILLEGAL_ACTION",
-        "MALFORMED_ACTION",
-        "GAME_OVER",
-    ),
-    "LeaveGame": ("TOKEN_MISSING", "TOKEN_INVALID"),
-    "GetGameRecord": ("GAME_NOT_FOUND", "GAME_NOT_FINISHED"),
-    "WatchGame": ("GAME_NOT_FOUND", "SEQUENCE_OUT_OF_RANGE"),
-    "TakeBack": (
-        "TOKEN_MISSING",
-        "TAKE_BACK_NOT_LAST",
-        "TAKE_BACK_NOT_YOURS",
-        "TAKE_BACK_AFTER_DRAW",
-        "GAME_OVER",
-    ),
-    "ListGameEntries": ("GAME_NOT_FOUND", "SEQUENCE_OUT_OF_RANGE"),
-    "SendMessage": ("TOKEN_MISSING", "UNKNOWN_PHRASE", "RATE_LIMITED", "MESSAGE_LIMIT"),
-    "ProposeRematch": ("TOKEN_MISSING", "GAME_NOT_FINISHED"),
-}
-
-#: Routes that need a seat token (the others take one optionally, or none).
-_TOKEN = {
-    "StartGame": "required",
-    "SubmitAction": "required",
-    "LeaveGame": "required",
-    "TakeBack": "required",
-    "SendMessage": "required",
-    "ProposeRematch": "required",
+#: Whether a route needs a seat token, for people.
+_TOKEN_TEXT = {
+    "required": "required (<code>Authorization: Bearer SEAT_TOKEN</code>).",
+    "optional": "optional; without one you are a spectator.",
+    "none": "none.",
 }
 
 _PLACEHOLDER_GAME = "GAME"
@@ -123,7 +90,7 @@ def _curl(base: str, path: str, verb: str, op: dict[str, Any]) -> str:
     if query:
         url += "?" + "&".join(query)
     lines = [f"curl -X {verb.upper()} '{url}'" if verb != "get" else f"curl '{url}'"]
-    if _TOKEN.get(op["operationId"]):
+    if BY_RPC[op["operationId"]].token == "required":
         lines.append("  -H 'Authorization: Bearer SEAT_TOKEN'")
     body = op.get("requestBody")
     if body is not None:
@@ -142,18 +109,8 @@ def _operation(base: str, path: str, verb: str, op: dict[str, Any]) -> str:
     ]
     for paragraph in op.get("description", "").split("\n\n"):
         parts.append(f"<p>{_inline(paragraph)}</p>")
-    token = _TOKEN.get(rpc)
-    parts.append(
-        "<p class='muted'>Seat token: "
-        + (
-            "required (<code>Authorization: Bearer SEAT_TOKEN</code>)."
-            if token
-            else "optional; without one you are a spectator."
-            if rpc in ("GetGame", "WatchGame")
-            else "none."
-        )
-        + "</p>"
-    )
+    route = BY_RPC[rpc]
+    parts.append(f"<p class='muted'>Seat token: {_TOKEN_TEXT[route.token]}</p>")
     query = [p for p in op.get("parameters", []) if p["in"] in ("query", "header")]
     if query:
         rows = "".join(
@@ -175,7 +132,7 @@ def _operation(base: str, path: str, verb: str, op: dict[str, Any]) -> str:
     )
     parts.append("<p>Example:</p>")
     parts.append(f"<pre>{escape(_curl(base, path, verb, op))}</pre>")
-    reasons = _REASONS_OF.get(rpc, ())
+    reasons = route.reasons
     if reasons:
         codes = " ".join(f"<code>{escape(r)}</code>" for r in reasons)
         parts.append(f"<p class='reasons'>Refusals include {codes}.</p>")

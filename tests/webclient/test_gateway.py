@@ -15,8 +15,9 @@ from pathlib import Path
 from tests.webclient.conftest import Api, Running, serve_gateway
 from tests.webclient.sse import EventStream
 from tongiaki.v1 import game_service_pb2
-from webclient import close_app
-from webclient.openapi import GRPC_ONLY, document
+from webclient import close_app, create_app
+from webclient.openapi import document
+from webclient.routes import GRPC_ONLY, PREFIX, ROUTES
 from webclient.run import ServerProcess
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -323,3 +324,21 @@ def test_the_launcher_starts_server_and_gateway_and_prints_the_address(tmp_path:
         if process.poll() is None:
             process.kill()
     assert process.returncode == 0
+
+
+def test_the_gateways_routes_are_the_route_table() -> None:
+    """The API serves exactly the table's routes (and its two pages), and the
+    OpenAPI document names exactly them: one table for all three."""
+    app = create_app({"TONGIAKI_SERVER": "127.0.0.1:1"})
+    served = {
+        (rule.rule, method.lower())
+        for rule in app.url_map.iter_rules()
+        if rule.rule.startswith(PREFIX)
+        for method in rule.methods or ()
+        if method in ("GET", "POST")
+    }
+    table = {(PREFIX + route.rule, route.method) for route in ROUTES}
+    pages = {(PREFIX + "/openapi.json", "get"), (PREFIX + "/reference", "get")}
+    assert served == table | pages
+    documented = {(path, verb) for path, ops in document()["paths"].items() for verb in ops}
+    assert documented == {(route.url, route.method) for route in ROUTES}

@@ -16,7 +16,8 @@ from playwright.sync_api import Browser
 from tests.webclient.conftest import Api, Running
 from tests.webclient.test_browser import shot, watch_errors
 from tongiaki.v1 import game_service_pb2 as spb
-from webclient.openapi import EXAMPLES, OPERATIONS, REFERENCE_PATH, document
+from webclient.openapi import EXAMPLES, REFERENCE_PATH, document
+from webclient.routes import ROUTES
 
 
 def get_page(gateway: Running) -> tuple[str, str]:
@@ -38,8 +39,9 @@ def examples(page: str) -> dict[str, str]:
 def test_every_route_has_a_summary_and_an_example_body_of_its_request() -> None:
     doc = document()
     service = spb.DESCRIPTOR.services_by_name["GameService"]
-    for path, verb, rpc, has_body in OPERATIONS:
-        operation = doc["paths"][path][verb]
+    for route in ROUTES:
+        rpc, has_body = route.rpc, route.body
+        operation = doc["paths"][route.url][route.method]
         assert operation["summary"] and rpc not in operation["summary"], rpc
         assert f"tongiaki.v1.GameService/{rpc}" in operation["description"]
         if has_body:
