@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 import grpc  # noqa: E402
 
 from benchmarks.load_bench import COLOURS, _start_server  # noqa: E402
+from tongiaki.client import AsyncClient  # noqa: E402
 from tongiaki.v1 import game_pb2 as pb  # noqa: E402
 from tongiaki.v1 import game_service_pb2 as spb  # noqa: E402
 from tongiaki.v1 import game_service_pb2_grpc as rpc  # noqa: E402
@@ -46,45 +47,34 @@ def _start(data: Path, budget: float, threads: bool) -> tuple[subprocess.Popen[b
     return process, port
 
 
-async def _person_game(stub: rpc.GameServiceStub, rng: random.Random, until: float) -> int:
+async def _person_game(client: AsyncClient, rng: random.Random, until: float) -> int:
     """Play a two-seat game of people with random options until ``until``; actions made."""
-    created = await stub.CreateGame(spb.CreateGameRequest(seats=COLOURS[:2]))
-    name = created.game.name
+    name = (await client.create(COLOURS[:2])).game.name
     tokens = {}
     for _ in range(2):
-        joined = await stub.JoinGame(spb.JoinGameRequest(name=name))
+        joined = await client.join(name)
         tokens[joined.colour] = joined.seat_token
-    first = next(iter(tokens.values()))
-    await stub.StartGame(
-        spb.StartGameRequest(name=name), metadata=[("authorization", "Bearer " + first)]
-    )
-    got = await stub.GetGame(spb.GetGameRequest(name=name))
+    await client.start(name, next(iter(tokens.values())))
+    got = await client.call("GetGame", spb.GetGameRequest(name=name))
     sequence = got.snapshot.sequence
     decision: Any = got.snapshot.view.decision if got.snapshot.view.HasField("decision") else None
     actions = 0
     while decision is not None and time.perf_counter() < until:
-        token = tokens[decision.player]
-        response = await stub.SubmitAction(
-            spb.SubmitActionRequest(
-                name=name,
-                sequence=sequence,
-                request_id=f"{decision.player}.{sequence}",
-                action=rng.choice(decision.options),
-            ),
-            metadata=[("authorization", "Bearer " + token)],
+        entry = await client.submit(
+            name, tokens[decision.player], rng.choice(decision.options), sequence
         )
         actions += 1
-        sequence = response.entry.sequence
-        applied = response.entry.action_applied
+        sequence = entry.sequence
+        applied = entry.action_applied
         decision = applied.decision if applied.HasField("decision") else None
     return actions
 
 
 async def _people(port: int, games: int, seconds: float) -> tuple[float, list[float]]:
     """People's actions per second and GetGame latencies over ``seconds``."""
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-        stub = rpc.GameServiceStub(channel)
-        probe = (await stub.CreateGame(spb.CreateGameRequest(seats=COLOURS[:2]))).game.name
+    client = AsyncClient(f"127.0.0.1:{port}")
+    try:
+        probe = (await client.create(COLOURS[:2])).game.name
         rng = random.Random(7)
         began = time.perf_counter()
         until = began + seconds
@@ -93,19 +83,21 @@ async def _people(port: int, games: int, seconds: float) -> tuple[float, list[fl
         async def getter() -> None:
             while time.perf_counter() < until:
                 start = time.perf_counter()
-                await stub.GetGame(spb.GetGameRequest(name=probe))
+                await client.call("GetGame", spb.GetGameRequest(name=probe))
                 latencies.append(time.perf_counter() - start)
                 await asyncio.sleep(0.01)
 
         async def player() -> int:
             done = 0
             while time.perf_counter() < until:
-                done += await _person_game(stub, rng, until)
+                done += await _person_game(client, rng, until)
             return done
 
         results = await asyncio.gather(getter(), *(player() for _ in range(games)))
         actions = sum(r for r in results[1:] if isinstance(r, int))
         return actions / (time.perf_counter() - began), latencies
+    finally:
+        await client.close()
 
 
 async def _start_bots(port: int, games: int) -> None:

@@ -86,11 +86,13 @@ def launch(
     tree: Path = ROOT,
     env: dict[str, str] | None = None,
     python_args: Sequence[str] = (),
+    port: int = 0,
     port_file: bool = True,
     wait: bool = True,
     timeout: float = 60.0,
 ) -> Launched:
-    """``python [PYTHON_ARGS] -m MODULE ARGS --port 0 --port-file FOLDER/port`` of ``tree``.
+    """``python [PYTHON_ARGS] -m MODULE ARGS --port PORT --port-file FOLDER/port`` of
+    ``tree`` (``port`` 0: a free one).
 
     Its output goes to ``FOLDER/log``. Unless ``wait`` is False it returns once it
     listens (:meth:`Launched.wait_started`). ``tree`` may be another checkout: its
@@ -111,7 +113,7 @@ def launch(
             "-m",
             module,
             *args,
-            *("--port", "0"),
+            *("--port", str(port)),
             *(("--port-file", str(written)) if port_file else ()),
         ],
         cwd=tree,

@@ -206,6 +206,18 @@ def test_the_node_guide(make_run: Started, tmp_path: Path) -> None:
     assert events[-1]["data"]["results"] == final[0]["results"]
 
 
+def test_the_python_client_guide(make_run: Started, tmp_path: Path) -> None:
+    env = clean_env(TONGIAKI_SERVER=f"localhost:{make_run.game_port}")
+    done = run_guide(guide("A Python client"), ROOT, env, tmp_path)
+    lines = json_lines(done.stdout)
+    final = [line for line in lines if line.get("done")]
+    entries = [line["sequence"] for line in lines if "sequence" in line]
+    assert len(final) == 1
+    assert {r["colour"] for r in final[0]["results"]} == {"COLOUR_YELLOW", "COLOUR_RED"}
+    # Every entry of the game once, in order, from the start.
+    assert entries == list(range(entries[0], entries[-1] + 1)) and entries[0] <= 4
+
+
 def test_the_ruby_guide(make_run: Started, tmp_path: Path) -> None:
     env = clean_env(TONGIAKI_SERVER=f"localhost:{make_run.game_port}")
     done = run_guide(guide("A client in a third language"), ROOT, env, tmp_path)

@@ -16,12 +16,9 @@ from typing import Any
 
 import grpc
 from google.protobuf.message import Message
-from google.rpc import error_details_pb2
-from grpc_status import rpc_status
 
-from tongiaki import channels
+from tongiaki.client import Client, Refused
 from tongiaki.v1 import game_service_pb2 as spb
-from tongiaki.v1 import game_service_pb2_grpc as sgrpc
 
 #: gRPC status code name -> HTTP status, as Google's HTTP mapping of google.rpc.Code.
 HTTP_STATUS: dict[str, int] = {
@@ -77,28 +74,14 @@ class UpstreamError(Exception):
         }
 
     @classmethod
+    def from_refusal(cls, refused: Refused) -> UpstreamError:
+        """The gateway's error for a call the server refused (or did not answer)."""
+        return cls(refused.status, refused.message, refused.reason or NO_REASON, refused.metadata)
+
+    @classmethod
     def from_rpc(cls, error: grpc.RpcError) -> UpstreamError:
         """The reason code and metadata of a failed call, from its ``google.rpc.Status``."""
-        code = error.code() if hasattr(error, "code") else grpc.StatusCode.UNKNOWN
-        details = error.details() if hasattr(error, "details") else None
-        result = cls(status=code.name, message=details or code.name)
-        try:
-            status = rpc_status.from_call(error)
-        except (ValueError, AttributeError):
-            status = None
-        if status is not None:
-            for detail in status.details:
-                info = error_details_pb2.ErrorInfo()
-                if detail.Is(info.DESCRIPTOR):
-                    detail.Unpack(info)
-                    result.reason = info.reason
-                    result.metadata = dict(info.metadata)
-        return result
-
-
-def bearer(token: str | None) -> list[tuple[str, str]]:
-    """Call metadata carrying a seat token, or none for a spectator."""
-    return [("authorization", f"Bearer {token}")] if token else []
+        return cls.from_refusal(Refused.from_rpc(error))
 
 
 #: The metadata key that names the browser's address to the server, whose
@@ -120,8 +103,10 @@ class Upstream:
             credentials = grpc.ssl_channel_credentials(
                 ca.read_bytes() if isinstance(ca, Path) else None
             )
-        self.channel = channels.channel(target, credentials)
-        self.stub = sgrpc.GameServiceStub(self.channel)
+        #: The contract's client: its calls follow the retry rules.
+        self.client = Client(target, credentials, timeout)
+        self.channel = self.client.channel
+        self.stub = self.client.stub
         #: Unary calls made so far, by method.
         self.calls: Counter[str] = Counter()
 
@@ -130,15 +115,12 @@ class Upstream:
     ) -> Message:
         """A unary call by method name (``CreateGame``, ``JoinGame``, ...) for the
         browser at address ``client``."""
-        rpc = getattr(self.stub, method)
-        metadata = bearer(token)
-        if client:
-            metadata.append((FORWARDED_FOR, client))
+        forwarded = {FORWARDED_FOR: client} if client else {}
         self.calls[method] += 1
         try:
-            response: Message = rpc(request, metadata=metadata, timeout=self.timeout)
-        except grpc.RpcError as error:
-            raise UpstreamError.from_rpc(error) from None
+            response: Message = self.client.call(method, request, token, **forwarded)
+        except Refused as refused:
+            raise UpstreamError.from_refusal(refused) from None
         except ValueError:  # the channel is closed: the gateway is stopping
             raise UpstreamError(
                 "UNAVAILABLE", "the gateway is shutting down", "SHUTTING_DOWN"

@@ -16,6 +16,7 @@ from server.app import Config, RunningServer, start
 from server.game.authority import Limits
 from server.play.botseats import BotConfig
 from server.rpc.limits import ClientLimits
+from tongiaki.client import bearer
 from tongiaki.v1 import game_pb2 as pb
 from tongiaki.v1 import game_service_pb2 as spb
 from tongiaki.v1 import game_service_pb2_grpc as rpc
@@ -70,9 +71,8 @@ async def running(
         await server.stop(0.5)
 
 
-def auth(token: str | None) -> list[tuple[str, str]]:
-    """Call metadata carrying ``token``."""
-    return [] if token is None else [("authorization", "Bearer " + token)]
+#: Call metadata carrying a seat token (none for a spectator): the client's own.
+auth = bearer
 
 
 def error_info(error: grpc.aio.AioRpcError) -> tuple[grpc.StatusCode, str, dict[str, str]]:
