@@ -99,6 +99,9 @@ export function describeOption(option, view, decision) {
     case "settle":
       return t("option.settle");
     case "tonga":
+      if (body.beaches?.length === 2 && body.beaches[0] === body.beaches[1]) {
+        return t("option.tonga_one", { beach: beachNo(body.beaches[0]) });
+      }
       return t("option.tonga", { beaches: beachList(body.beaches) });
     case "single":
       return t("option.single", { island: islandAt(view, body.beach), beach: beachNo(body.beach.index) });
