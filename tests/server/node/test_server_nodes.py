@@ -39,7 +39,6 @@ from tongiaki.v1 import game_service_pb2 as spb
 pytestmark = pytest.mark.postgres_only
 
 
-
 @contextlib.asynccontextmanager
 async def nodes(data: Path, count: int) -> AsyncIterator[list[Stub]]:
     """``count`` servers in this process on the test's database, and a stub to each."""
