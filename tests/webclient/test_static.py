@@ -6,6 +6,8 @@ from __future__ import annotations
 import gettext
 import json
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -224,3 +226,17 @@ def test_the_contracts_enum_names_are_mapped_in_one_module() -> None:
         if prefixes.search(script.read_text(encoding="utf-8"))
     }
     assert found == {"wire.js"}
+
+
+def test_every_script_parses_as_a_module(tmp_path: Path) -> None:
+    """Node parses each script as the browser will, an ES module (a syntax error
+    would leave a page blank, found here in a second instead of by a browser test)."""
+    node = shutil.which("node")
+    assert node is not None, "node is needed (make axe installs it)"
+    for script in sorted((STATIC / "js").glob("*.js")):
+        module = tmp_path / (script.stem + ".mjs")
+        module.write_bytes(script.read_bytes())
+        checked = subprocess.run(
+            [node, "--check", str(module)], check=False, capture_output=True, text=True
+        )
+        assert checked.returncode == 0, f"{script.name}: {checked.stderr}"
