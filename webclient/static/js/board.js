@@ -130,7 +130,7 @@ export class Board {
     this.drawCounts(view);
     for (const royal of view?.royal ?? []) this.drawMask(royal);
     const decision = view?.decision;
-    if (kindOf(decision?) === "land" && decision.island) this.drawGroup(decision, options.ghosts ?? []);
+    if (kindOf(decision) === "land" && decision.island) this.drawGroup(decision, options.ghosts ?? []);
     for (const ghost of options.ghosts ?? []) this.drawGhost(ghost);
     if (options.path) this.drawPath(options.path);
     if (!picker) {
@@ -356,7 +356,10 @@ export class Board {
         if (!beach) continue;
         node = el("g", { class: `target target-beach target-${type}` });
         el("path", { d: arcPath(beach.slots), class: `target-arc target-${type}`, "data-key": key }, this.layers.under);
-        // Out from the moorings, so that neighbouring beaches' targets keep 44 px apart.
+        // The whole highlighted beach answers a click, its moorings and ships included;
+        // out from the moorings a disc keeps the target 44 px wide when zoomed out, and
+        // neighbouring beaches' discs apart.
+        el("path", { d: arcPath(beach.slots), class: "target-hit-arc" }, node);
         const at = polar(centre(q, r), beach.angle, SIZE * 0.64);
         el("circle", { cx: at.x, cy: at.y, r: 13, class: "target-hit" }, node);
       } else if (type === "island" || type === "royal") {
