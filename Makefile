@@ -42,8 +42,9 @@ browser:
 		echo "installing Noto CJK fonts for the Japanese screenshots"; \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk) >/dev/null; }
 
-# axe-core, which the browser tests inject into pages to check accessibility:
-# installed from the committed lockfile under tests/webclient (node_modules/).
+# The browser tests' npm packages, from the committed lockfile under tests/webclient
+# (node_modules/): axe-core, injected into pages to check accessibility, and ESLint,
+# which checks the browser's scripts.
 AXE := tests/webclient/node_modules/axe-core/axe.min.js
 
 axe: $(AXE)

@@ -240,3 +240,14 @@ def test_every_script_parses_as_a_module(tmp_path: Path) -> None:
             [node, "--check", str(module)], check=False, capture_output=True, text=True
         )
         assert checked.returncode == 0, f"{script.name}: {checked.stderr}"
+
+
+def test_every_script_declares_or_imports_each_name_it_uses() -> None:
+    """ESLint (tests/webclient/lint.mjs): no name used but never declared or imported
+    (a page would fail only when that line runs), no import left unused."""
+    node = shutil.which("node")
+    lint = ROOT / "tests" / "webclient" / "lint.mjs"
+    installed = lint.parent / "node_modules" / "eslint"
+    assert node is not None and installed.is_dir(), "ESLint is needed: make axe"
+    checked = subprocess.run([node, str(lint)], check=False, capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stdout + checked.stderr

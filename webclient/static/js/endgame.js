@@ -3,7 +3,7 @@
 // decided, and what next (the rematch everybody joins, or the lobby).
 
 import { h } from "./dom.js";
-import { conjunction, list, t, tn } from "./i18n.js";
+import { conjunction, t, tn } from "./i18n.js";
 import { tile } from "./geometry.js";
 import { swatch } from "./ships.js";
 import { player, tileName } from "./text.js";

@@ -7,7 +7,7 @@ import { SIZE, APOTHEM, centre, neighbour, towards, tile } from "./geometry.js";
 import { td } from "./i18n.js";
 import { el } from "./ships.js";
 import { tileName } from "./text.js";
-import { wireKind } from "./wire.js";
+import { colourName, wireKind } from "./wire.js";
 
 const hexOf = (h) => [h?.q ?? 0, h?.r ?? 0];
 
