@@ -616,6 +616,49 @@ async () => {
 """
 
 
+NESTED_LIST = """
+async () => {
+  const { describeOption } = await import("/static/js/text.js");
+  const { t } = await import("/static/js/i18n.js");
+  const what = describeOption({ expand: { island: {}, beaches: [2, 5] } },
+    { tiles: [{ tile: "tonga", at: {} }] }, null);
+  return [what, t("undo.button", { option: what }), t("decision.confirm", { option: what })]
+    .map((text) => {
+      const button = document.createElement("button");
+      button.style.cssText = "position: absolute; top: 0; left: 0; white-space: nowrap";
+      button.textContent = text;
+      document.body.append(button);
+      const node = button.firstChild;
+      const left = (digit) => {
+        const range = document.createRange();
+        const at = node.textContent.lastIndexOf(digit);
+        range.setStart(node, at);
+        range.setEnd(node, at + 1);
+        return range.getBoundingClientRect().left;
+      };
+      const inOrder = left("3") < left("6");
+      button.remove();
+      return { text, inOrder };
+    });
+}
+"""
+
+
+def test_beach_numbers_keep_their_order_inside_undo_and_confirm_in_hebrew(
+    browser: Browser, gateway: Running
+) -> None:
+    """ "3, 6" reads 3 then 6 in the option, and in the Undo and Confirm buttons that
+    name it (a list isolated inside an isolated option)."""
+    page = browser.new_page(viewport=PHONE)
+    try:
+        page.goto(f"{gateway.url}/?lang=he")
+        page.wait_for_function("document.documentElement.dir === 'rtl'")
+        found = page.evaluate(NESTED_LIST)
+        assert len(found) == 3 and all(f["inOrder"] for f in found), found
+    finally:
+        page.close()
+
+
 def test_a_list_of_beach_numbers_keeps_its_order_in_hebrew(
     browser: Browser, gateway: Running
 ) -> None:

@@ -236,3 +236,62 @@ def test_every_value_inserted_in_a_right_to_left_locale_is_isolated(
                 assert with_values == []
         finally:
             page.context.close()
+
+
+#: Where each word of a failed voyage's log line lies on screen (left edges).
+RETURNED_LINE = """
+async () => {
+  const { entryLines } = await import("/static/js/text.js");
+  const returned = [{ colour: "COLOUR_RED", count: 2 }, { colour: "COLOUR_YELLOW", count: 1 }];
+  const event = { voyage_failed: { colours: 1, danger: 3, returned } };
+  const entry = { action_applied: { player: "COLOUR_YELLOW", action: {}, events: [event] } };
+  const [text] = entryLines(entry, { tiles: [] });
+  const line = document.createElement("p");
+  line.style.cssText = "position: absolute; top: 0; right: 0; white-space: nowrap";
+  line.textContent = text;
+  document.body.append(line);
+  const node = line.firstChild;
+  const left = (word) => {
+    const range = document.createRange();
+    const at = node.textContent.lastIndexOf(word);
+    range.setStart(node, at);
+    range.setEnd(node, at + word.length);
+    return range.getBoundingClientRect().left;
+  };
+  const found = { supply: left("למלאי"), red: left("אדום"), two: left("2"), yellow: left("צהוב") };
+  line.remove();
+  return found;
+}
+"""
+
+
+def test_a_list_of_colours_reads_right_to_left_in_a_hebrew_sentence(
+    browser: Browser, gateway: Running
+) -> None:
+    """The ships back to supply (red twice, then yellow) read from the right in that
+    order: a list whose items are isolated runs right to left as a whole (the list
+    read yellow first, its comma at the far left)."""
+    page = browser.new_page()
+    try:
+        page.goto(f"{gateway.url}/?lang=he")
+        page.wait_for_function("document.documentElement.dir === 'rtl'")
+        at = page.evaluate(RETURNED_LINE)
+        assert at["supply"] > at["red"] > at["two"] > at["yellow"], at
+    finally:
+        page.close()
+
+
+def test_a_tutorial_is_titled_in_each_readers_language(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    """A tutorial named by its creator's browser in Japanese reads "Tutorial" to an
+    English spectator: a tutorial's title is the reader's."""
+    game = api.new_game(["yellow", "red"], tutorial="first_game", display_name="チュートリアル")
+    page = browser.new_page()
+    try:
+        page.goto(f"{gateway.url}/games/{game}?lang=en")
+        heading = page.locator("h1").first
+        heading.wait_for()
+        page.wait_for_function("document.querySelector('h1')?.textContent === 'Tutorial'")
+    finally:
+        page.close()

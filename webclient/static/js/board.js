@@ -6,7 +6,7 @@
 // mirrored, whatever the page's writing direction.
 
 import {
-  SIZE, APOTHEM, centre, corners, towards, polar, tile, beachLayout, neighbour, curveControl,
+  SIZE, APOTHEM, centre, corners, towards, polar, tile, beachLayout, curveControl,
 } from "./geometry.js";
 import { el, shipPath, FILL } from "./ships.js";
 import { t, td, tn } from "./i18n.js";
@@ -55,6 +55,10 @@ function arcPath(points) {
   const xy = (p) => `${p.x.toFixed(1)},${p.y.toFixed(1)}`;
   return points.map((p, i) => (i ? (p.via ? `Q${xy(p.via)} ${xy(p)}` : `L${xy(p)}`) : `M${xy(p)}`)).join("");
 }
+
+// The closest the whole board is ever shown (pixels per board unit): a first tile
+// fills a phone's width and half a desktop's board.
+const WHOLE_MOST = 1.6;
 
 export class Board {
   constructor(container, onPick) {
@@ -362,6 +366,9 @@ export class Board {
         el("path", { d: arcPath(beach.slots), class: "target-hit-arc" }, node);
         const at = polar(centre(q, r), beach.angle, SIZE * 0.64);
         el("circle", { cx: at.x, cy: at.y, r: 13, class: "target-hit" }, node);
+        // The beach's number, as the options, the buttons and the log name it.
+        const number = el("text", { x: at.x, y: at.y, class: "target-label beach-number", "data-testid": "beach-number" }, node);
+        number.textContent = String(b + 1);
       } else if (type === "island" || type === "royal") {
         const [q, r] = rest.split(",").map(Number);
         const c = centre(q, r);
@@ -636,26 +643,28 @@ export class Board {
   }
 
   // Every tile and the hexes around them, shaped like the screen.
+  // The board's tiles and a strip of sea around them (room for the "+" of an open
+  // end and the labels), in the screen's shape.
   wholeBox() {
     const xs = [];
     const ys = [];
     for (const placed of this.view?.tiles ?? []) {
-      const [q, r] = hexOf(placed.at);
-      for (let d = 0; d < 6; d += 1) {
-        const [nq, nr] = neighbour(q, r, d);
-        const c = centre(nq, nr);
-        xs.push(c.x);
-        ys.push(c.y);
-      }
+      const c = centre(...hexOf(placed.at));
+      xs.push(c.x);
+      ys.push(c.y);
     }
     if (!xs.length) xs.push(0) && ys.push(0);
-    const x0 = Math.min(...xs) - SIZE;
-    const y0 = Math.min(...ys) - APOTHEM;
-    let w = Math.max(...xs) + SIZE - x0;
-    let h = Math.max(...ys) + APOTHEM - y0;
+    const margin = SIZE * 0.6;
+    const x0 = Math.min(...xs) - SIZE - margin;
+    const y0 = Math.min(...ys) - APOTHEM - margin;
+    let w = Math.max(...xs) + SIZE + margin - x0;
+    let h = Math.max(...ys) + APOTHEM + margin - y0;
     const [cx, cy] = [x0 + w / 2, y0 + h / 2];
     if (w / h < this.aspect()) w = h * this.aspect();
     else h = w / this.aspect();
+    // A small board is shown large, but no larger than WHOLE_MOST pixels a unit.
+    const least = (this.svg.clientWidth || 600) / WHOLE_MOST;
+    if (w < least) [w, h] = [least, (least * h) / w];
     return { x: cx - w / 2, y: cy - h / 2, w, h };
   }
 

@@ -2,11 +2,14 @@
 // - An entry played back: the view frames where it happens (a voyage's whole
 //   path, the island landed on, the tile drawn), moving only if part of it is
 //   outside, and gliding there before the entry plays.
-// - This player's decision: once per decision, the whole board when it shows at a
-//   readable size; else the targets with their surroundings, never closer than a
-//   hex and its six neighbours nor than CLOSEST, never with a target cut off at
-//   the edge. Picks inside one decision never move it; the next decision of a
-//   chain keeps the view while all its targets are on screen.
+// - This player's decision: once per decision, and as little as it can. The view
+//   stays while all the targets are on screen with room around them; it slides,
+//   at the same zoom, when they would fit there; only else is it framed afresh:
+//   the whole board when it shows at a readable size, else the targets with their
+//   surroundings, never closer than a hex and its six neighbours nor than
+//   CLOSEST, never with a target cut off at the edge. Picks inside one decision
+//   never move it; the next decision of a chain keeps the view while all its
+//   targets are on screen.
 // - A manual zoom or pan (or "show the whole board") holds until the player's
 //   next decision; nothing else moves the view meanwhile.
 
@@ -56,6 +59,11 @@ export function hexBox(hexes, margin = 0) {
   return { x, y, w: Math.max(...xs) - x, h: Math.max(...ys) - y };
 }
 
+const union = (a, b) => {
+  const x = Math.min(a.x, b.x);
+  const y = Math.min(a.y, b.y);
+  return { x, y, w: Math.max(a.x + a.w, b.x + b.w) - x, h: Math.max(a.y + a.h, b.y + b.h) - y };
+};
 const inside = (a, b) => a.x >= b.x - 0.5 && a.y >= b.y - 0.5 && a.x + a.w <= b.x + b.w + 0.5 && a.y + a.h <= b.y + b.h + 0.5;
 
 export class Camera {
@@ -69,11 +77,13 @@ export class Camera {
     this.refit = false;
   }
 
-  // `box` grown to the screen's shape and to the closest view allowed, same centre.
+  // `box` grown to the screen's shape and to the closest view allowed (a hex and
+  // its neighbours, or the whole board where that is smaller), same centre.
   shape(box) {
     const aspect = this.board.aspect();
-    let w = Math.max(box.w, MIN_W);
-    let h = Math.max(box.h, MIN_H);
+    const whole = this.board.wholeBox();
+    let w = Math.max(box.w, Math.min(MIN_W, whole.w));
+    let h = Math.max(box.h, Math.min(MIN_H, whole.h));
     if (w / h < aspect) w = h * aspect;
     else h = w / aspect;
     return { x: box.x + box.w / 2 - w / 2, y: box.y + box.h / 2 - h / 2, w, h };
@@ -127,13 +137,20 @@ export class Camera {
     if (!bounds) return false;
     const goal = this.board.goal;
     const scale = this.board.scale(goal);
-    if (this.board.framed && inside(bounds, goal)) {
-      // Nothing moves between the decisions of a chain while its targets are seen.
-      if (chain) return false;
-      const margin = SIZE * 0.6;
-      const want = { x: bounds.x - margin, y: bounds.y - margin, w: bounds.w + 2 * margin, h: bounds.h + 2 * margin };
-      const roomy = goal.w >= MIN_W - 1 && goal.h >= MIN_H - 1 && scale <= CLOSEST * 1.05;
-      if (inside(want, goal) && roomy && !crowded(scale)) return false;
+    // Nothing moves between the decisions of a chain while its targets are seen.
+    if (this.board.framed && inside(bounds, goal) && chain) return false;
+    const margin = SIZE * 0.6;
+    const want = { x: bounds.x - margin, y: bounds.y - margin, w: bounds.w + 2 * margin, h: bounds.h + 2 * margin };
+    const whole = this.board.wholeBox();
+    // A view no closer than the closest framing, or than the whole board shown whole.
+    const roomy = (goal.w >= Math.min(MIN_W, whole.w) - 1 && goal.h >= Math.min(MIN_H, whole.h) - 1)
+      && scale <= Math.max(CLOSEST, this.board.scale(whole)) * 1.05;
+    if (this.board.framed && roomy && !crowded(scale) && want.w <= goal.w && want.h <= goal.h) {
+      if (inside(want, goal)) return false;
+      // The targets fit at this zoom: slide the view just enough to show them.
+      const slide = (p, s) => Math.min(Math.max(goal[p], want[p] + want[s] - goal[s]), want[p]);
+      this.board.moveTo({ ...goal, x: slide("x", "w"), y: slide("y", "h") }, 0);
+      return true;
     }
     this.board.moveTo(this.frame(bounds, crowded), 0);
     return true;
@@ -143,7 +160,7 @@ export class Camera {
   // there, else the targets with their surroundings, no closer than CLOSEST, kept
   // over the board (no empty sea while tiles are cut) and clear of the zoom buttons.
   frame(bounds, crowded) {
-    const whole = this.board.wholeBox();
+    const whole = this.shape(union(this.board.wholeBox(), bounds));
     const fits = this.board.scale(whole);
     if (fits >= WHOLE && !crowded(fits)) return whole;
     const margin = SIZE * 0.6;

@@ -18,7 +18,7 @@ import { consequences } from "./consequences.js";
 import { Social, isAside } from "./social.js";
 import { HelpMode } from "./help.js";
 import {
-  botLabel, botLevel, colour as colourText, decisionPrompt, describeOption, errorText, isBot,
+  botLabel, botLevel, colour as colourText, decisionPrompt, describeOption, errorText, gameTitle, isBot,
   leftOver, player, setPlayers, tileName,
 } from "./text.js";
 import { colourName, wireColour, stateName, kindOf } from "./wire.js";
@@ -724,7 +724,7 @@ export class GamePage {
     const clock = this.clockLimit ? clockText(this.clockLimit, this.decidedAt) : null;
     this.drawerStatus.textContent = line;
     return h("section", { class: "card status-card", testid: "status" },
-      h("h1", {}, game.settings?.display_name || t("game.title")),
+      h("h1", {}, gameTitle(game.settings)),
       h("p", {}, who),
       h("p", { class: "turn", testid: "turn" }, line),
       clock ? h("p", { class: `clock${clock.left < 10 ? " urgent" : ""}`, testid: "clock" }, t("status.clock", { time: clock.text })) : null,
@@ -825,8 +825,16 @@ export class GamePage {
     const complete = picker.complete();
     const targets = [...picker.targets().keys()];
     const offBoard = targets.filter((k) => k === "settle" || k === "land:none");
+    const ready = left.length === 1 ? left[0] : complete[0] ?? null;
+    // Confirm and Start over keep one place, right under the prompt, whatever is
+    // said below them: a click where Confirm was never lands on another button.
+    const actions = h("div", { class: "decision-actions", testid: "decision-actions" },
+      ready ? h("button", { type: "button", testid: "confirm", class: "primary", onclick: () => this.submit(ready.action) },
+        t("decision.confirm", { option: describeOption(ready.action, view, decision) })) : null,
+      picker.picks.length ? h("button", { type: "button", class: "secondary reset", testid: "reset", onclick: () => { picker.reset(); this.render(); } }, t("decision.reset")) : null);
     const parts = [
       h("h2", {}, decisionPrompt(decision)),
+      actions,
       h("p", { class: "muted", testid: "instruction" }, this.instruction(decision, picker)),
     ];
     if (kindOf(decision) === "land") {
@@ -835,21 +843,17 @@ export class GamePage {
       const back = leftOver(decision.group ?? [], picked);
       parts.push(h("p", { testid: "group" }, t("land.group"), " ",
         ...(decision.group ?? []).map((c) => swatch(colourName(c)))));
-      if (picked.length) parts.push(h("p", {}, t("land.not_placed"), " ", ...back.map((c) => swatch(colourName(c)))));
+      // Ships still to place, while there are some and no Confirm yet (once an option
+      // is complete, what it sends back is said with its consequences).
+      if (picked.length && back.length && !ready) {
+        parts.push(h("p", { testid: "not-placed" }, t("land.not_placed"), " ", ...back.map((c) => swatch(colourName(c)))));
+      }
     }
     for (const key of offBoard) {
       parts.push(h("button", { type: "button", testid: "target", "data-key": key, onclick: () => this.pick(key) },
         td(`target.${key.replace(":", "_")}`)));
     }
-    const ready = left.length === 1 ? left[0] : complete[0] ?? null;
     if (ready) parts.push(this.renderConsequences(ready.action, view, decision));
-    if (ready) {
-      parts.push(h("button", { type: "button", testid: "confirm", class: "primary", onclick: () => this.submit(ready.action) },
-        t("decision.confirm", { option: describeOption(ready.action, view, decision) })));
-    }
-    if (picker.picks.length) {
-      parts.push(h("button", { type: "button", class: "secondary", testid: "reset", onclick: () => { picker.reset(); this.render(); } }, t("decision.reset")));
-    }
     const shown = left.slice(0, 40);
     // On a phone the list opens only when asked: the board never moves under a finger.
     if (this.optionsFor !== this.sequence) {

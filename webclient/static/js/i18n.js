@@ -29,19 +29,26 @@ function pick(catalog, id, count) {
   return entry[Math.min(index, entry.length - 1)];
 }
 
-// Unicode isolation marks (FIRST STRONG ISOLATE … POP DIRECTIONAL ISOLATE).
+// Unicode isolation marks (FIRST STRONG ISOLATE, RIGHT-TO-LEFT ISOLATE … POP
+// DIRECTIONAL ISOLATE).
 export const FSI = "\u2068";
+export const RLI = "\u2067";
 export const PDI = "\u2069";
+// Letters of a right-to-left script.
+const RTL_LETTERS = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/;
 
 // The one place where values go into sentences. In a right-to-left locale every
 // inserted value is isolated, so that a Latin name or a number keeps its own
-// direction and cannot reorder the Hebrew words around it.
+// direction and cannot reorder the Hebrew words around it. A value with Hebrew in
+// it runs right to left as a whole, even where its Hebrew lies in isolates of its
+// own (a list of colours, "אדום ×2, צהוב"), which a first-strong isolate skips.
 function fill(text, params) {
   const isolate = current.dir === "rtl";
   return text.replace(/\{(\w+)\}/g, (whole, key) => {
     if (!(key in params)) return whole;
     const value = format(params[key]);
-    return isolate ? `${FSI}${value}${PDI}` : value;
+    if (!isolate) return value;
+    return `${RTL_LETTERS.test(value) ? RLI : FSI}${value}${PDI}`;
   });
 }
 

@@ -12,7 +12,7 @@ const TUTORIAL = "first_game";
 
 export async function startTutorial() {
   const reply = await call("POST", "/games", {
-    settings: { tutorial: TUTORIAL, display_name: t("tutorial.game_title") },
+    settings: { tutorial: TUTORIAL },
   });
   const id = reply.game.name.split("/")[1];
   const person = reply.game.seats.find((s) => !s.occupied);

@@ -5,7 +5,7 @@ import { call, profile, seats as seatStore } from "./api.js";
 import { h } from "./dom.js";
 import { conjunction, t, td, tn } from "./i18n.js";
 import { COLOURS, swatch } from "./ships.js";
-import { BOT_LEVELS, botLabel, botLevel, errorText, isBot } from "./text.js";
+import { BOT_LEVELS, botLabel, botLevel, errorText, gameTitle, isBot } from "./text.js";
 import { myGames, renderMine, when } from "./mygames.js";
 import { learnButton } from "./learn.js";
 import { colourName, wireColour, stateName, wireLevel } from "./wire.js";
@@ -154,7 +154,7 @@ export class LobbyPage {
     const id = game.name.split("/")[1];
     const taken = (game.seats ?? []).filter((s) => s.occupied).length;
     return h("li", { testid: "game-item" },
-      h("a", { href: `/games/${id}`, testid: "game-link" }, game.settings?.display_name || id),
+      h("a", { href: `/games/${id}`, testid: "game-link" }, gameTitle(game.settings, id)),
       " ",
       h("span", { class: "muted" }, stateLabel(game.state), " · ",
         tn("lobby.seats_taken", (game.seats ?? []).length, { taken }), " · ",
@@ -177,7 +177,7 @@ export class LobbyPage {
     });
     return h("tr", { testid: "finished-game", "data-game": id },
       h("td", { class: "name-cell" }, h("a", { class: "who", href: `/games/${id}`, testid: "game-link",
-        title: game.settings?.display_name || id }, game.settings?.display_name || id)),
+        title: gameTitle(game.settings, id) }, gameTitle(game.settings, id))),
       h("td", { testid: "winner" }, conjunction(winners)),
       h("td", {}, h("a", { href: `/games/${id}?replay=1`, testid: "replay-link" }, t("lobby.replay"))));
   }

@@ -6,7 +6,7 @@ import { call, seats, watched } from "./api.js";
 import { h } from "./dom.js";
 import { t, td } from "./i18n.js";
 import { swatch } from "./ships.js";
-import { botLabel, errorText, isBot } from "./text.js";
+import { botLabel, errorText, gameTitle, isBot } from "./text.js";
 import { colourName, stateName } from "./wire.js";
 
 const STATE_ORDER = { mine: 0, active: 1, open: 2, finished: 3 };
@@ -60,7 +60,7 @@ function describe({ id, seat, snapshot, error }) {
   return {
     id,
     seat: me,
-    title: game.settings?.display_name || t("game.title"),
+    title: gameTitle(game.settings),
     state: game.state,
     created: Date.parse(game.create_time ?? "") || 0,
     players: (game.seats ?? []).map((s) => ({ colour: colourName(s.colour), seat: s })),

@@ -7,7 +7,7 @@ import { Board } from "./board.js";
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { Chronicle, fetchEntries } from "./history.js";
-import { errorText, setPlayers } from "./text.js";
+import { errorText, gameTitle, setPlayers } from "./text.js";
 import { renderEnd } from "./endgame.js";
 import { stateName } from "./wire.js";
 
@@ -116,7 +116,7 @@ export class ReplayPage {
     const button = (move, label, name) => h("button", {
       type: "button", class: "secondary", testid: `replay-${move}`, "aria-label": name, title: name,
       onclick: () => this.go(this.target(move)),
-    }, label);
+    }, h("span", { class: "arrow", "aria-hidden": "true" }, label));
     const range = h("input", {
       type: "range", min: "0", max: String(this.last), value: String(this.at), testid: "scrubber",
       "aria-label": t("replay.scrubber"), class: "scrubber",
@@ -131,7 +131,7 @@ export class ReplayPage {
     }, ...item.lines.map((line) => h("span", { class: "line" }, line)))));
     const parts = [
       h("section", { class: "card replay", testid: "replay" },
-        h("h1", {}, t("replay.title"), " · ", this.game?.settings?.display_name || t("game.title")),
+        h("h1", {}, t("replay.title"), " · ", gameTitle(this.game?.settings)),
         h("p", { testid: "replay-position" }, t("replay.position", { at: this.at, last: this.last })),
         range,
         h("p", { class: "replay-buttons" },

@@ -9,6 +9,11 @@ import { colourName, kindOf, levelName } from "./wire.js";
 
 export const colour = (value) => td(`colour.${colourName(value)}`);
 
+// A game's title for this reader: a tutorial's in the reader's language (the
+// server names none), else the name its creator gave it.
+export const gameTitle = (settings, fallback = t("game.title")) =>
+  settings?.tutorial ? t("tutorial.game_title") : settings?.display_name || fallback;
+
 // Players are named by their display names; a seat without one by its colour,
 // as a name ("Red", "Punainen"), never as a bare adjective.
 const names = new Map();
