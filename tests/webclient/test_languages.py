@@ -18,7 +18,7 @@ from babel.messages.pofile import read_po
 
 from tongiaki.reasons import Reason as REASONS
 from tongiaki.v1 import game_pb2
-from webclient import catalogs, i18n, messages
+from webclient import catalogs, i18n, messages, sources
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "webclient"
@@ -386,3 +386,11 @@ def test_lists_end_with_the_languages_or_and_and(locale: str) -> None:
         joiner = form.replace("{head}", "").replace("{final}", "").strip()
         assert joiner and joiner != whole(texts["list.separator"]).strip(), (locale, key)
     assert texts["list.or"] != texts["list.and"]
+
+
+@pytest.mark.parametrize("locale", TRANSLATED)
+def test_every_translation_follows_todays_english(locale: str) -> None:
+    """A translation whose English changed since it was made (a clause added to a
+    rule, a word changed) is out of date, however complete it looks: translate it
+    again, then `python -m webclient.sources LOCALE ID ...` (webclient/sources.py)."""
+    assert sources.stale(locale) == []
