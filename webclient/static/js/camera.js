@@ -1,17 +1,9 @@
-// The one camera policy: which part of the board is shown, and when it moves.
-// - An entry played back: the view frames where it happens (a voyage's whole
-//   path, the island landed on, the tile drawn), moving only if part of it is
-//   outside, and gliding there before the entry plays.
-// - This player's decision: once per decision, and as little as it can. The view
-//   stays while all the targets are on screen with room around them; it slides,
-//   at the same zoom, when they would fit there; only else is it framed afresh:
-//   the whole board when it shows at a readable size, else the targets with their
-//   surroundings, never closer than a hex and its six neighbours nor than
-//   CLOSEST, never with a target cut off at the edge. Picks inside one decision
-//   never move it; the next decision of a chain keeps the view while all its
-//   targets are on screen.
-// - A manual zoom or pan (or "show the whole board") holds until the player's
-//   next decision; nothing else moves the view meanwhile.
+// The one camera policy (docs/web.md): an entry played back is framed where it
+// happens; a decision of this player keeps the view while its targets are seen
+// with room, slides at the same zoom when they fit, else is framed afresh (the
+// whole board when readable, else the targets with a hex of surroundings, no
+// closer than CLOSEST, none cut off); picks never move it; a manual zoom or pan
+// holds until the player's next decision.
 
 import { SIZE, APOTHEM, centre } from "./geometry.js";
 

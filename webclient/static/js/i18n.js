@@ -38,10 +38,9 @@ export const PDI = "\u2069";
 const RTL_LETTERS = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/;
 
 // The one place where values go into sentences. In a right-to-left locale every
-// inserted value is isolated, so that a Latin name or a number keeps its own
-// direction and cannot reorder the Hebrew words around it. A value with Hebrew in
-// it runs right to left as a whole, even where its Hebrew lies in isolates of its
-// own (a list of colours, "אדום ×2, צהוב"), which a first-strong isolate skips.
+// value is isolated (a Latin name or a number cannot reorder the words around
+// it); one with Hebrew in it runs right to left even if its Hebrew is in isolates
+// of its own, which a first-strong isolate would skip.
 function fill(text, params) {
   const isolate = current.dir === "rtl";
   return text.replace(/\{(\w+)\}/g, (whole, key) => {

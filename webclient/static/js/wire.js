@@ -1,7 +1,5 @@
-// The contract's enum names as the gateway's JSON carries them ("COLOUR_RED",
-// "GAME_STATE_ACTIVE", "DECISION_KIND_LAND", "BOT_LEVEL_STRONG"): the one place
-// the browser turns them into the plain names it works with ("red", "active",
-// "land", "strong") and back.
+// The one place that turns the contract's enum names ("COLOUR_RED") into plain
+// names ("red") and back.
 
 const plain = (prefix) => (value) => String(value ?? "").replace(prefix, "").toLowerCase();
 const wire = (prefix) => (name) => `${prefix}${String(name).toUpperCase()}`;
