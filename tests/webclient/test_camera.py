@@ -19,6 +19,7 @@ from tests.webclient.conftest import ARTIFACTS, Api, Running
 from tests.webclient.pages import sit
 from tests.webclient.test_browser import INSTANT, PHONE, decide, state, watch_errors
 from tests.webclient.test_follow import bots_game
+from webclient import i18n
 
 SHOTS = ARTIFACTS / "camera"
 DESKTOP: ViewportSize = {"width": 1366, "height": 768}
@@ -538,7 +539,7 @@ def test_the_decision_panel_says_what_the_board_shows(
         page.close()
     # One option left: it is shown whole on the board and offered for confirmation.
     assert out["oneLeft"] == {
-        "text": "The board shows your choice: confirm it, or start again.",
+        "text": i18n.translate("en", "pick.ready"),
         "confirm": True,
         "ghosts": 3,
     }

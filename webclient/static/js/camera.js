@@ -152,7 +152,8 @@ export class Camera {
   // there, else the targets with their surroundings, no closer than CLOSEST, kept
   // over the board (no empty sea while tiles are cut) and clear of the zoom buttons.
   frame(bounds, crowded) {
-    const whole = this.shape(union(this.board.wholeBox(), bounds));
+    const board = this.board.wholeBox();
+    const whole = inside(bounds, board) ? board : this.shape(union(board, bounds));
     const fits = this.board.scale(whole);
     if (fits >= WHOLE && !crowded(fits)) return whole;
     const margin = SIZE * 0.6;
