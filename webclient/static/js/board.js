@@ -58,7 +58,7 @@ function arcPath(points) {
 
 // The closest the whole board is ever shown (pixels per board unit): a first tile
 // fills a phone's width and half a desktop's board.
-const WHOLE_MOST = 1.6;
+const WHOLE_MOST = 1.2;
 
 export class Board {
   constructor(container, onPick) {
