@@ -180,14 +180,15 @@ def test_the_browsers_plural_rules_pick_the_catalogs_forms(
         page.context.close()
 
 
-FSI, PDI = "\u2068", "\u2069"
+FSI, RLI, PDI = "\u2068", "\u2067", "\u2069"
 
 
 def test_every_value_inserted_in_a_right_to_left_locale_is_isolated(
     browser: Browser, gateway: Running, games: dict[str, str]
 ) -> None:
-    """The one function that fills placeholders wraps each value in U+2068 … U+2069 in
-    Hebrew (and leaves English alone); the game's log and status show it."""
+    """The one function that fills placeholders isolates each value in Hebrew (U+2068
+    … U+2069, or U+2067 … U+2069 for a value with Hebrew in it) and leaves English
+    alone; the game's log and status show it."""
     for locale in ("he", "en"):
         page = page_in(browser, locale)
         try:
@@ -225,13 +226,13 @@ def test_every_value_inserted_in_a_right_to_left_locale_is_isolated(
                     else:
                         assert FSI not in text and value in text, msgid
             lines = page.locator("[data-testid=log] li").all_inner_texts()
-            with_values = [line for line in lines if FSI in line]
+            with_values = [line for line in lines if FSI in line or RLI in line]
             if locale == "he":
                 assert with_values, "the Hebrew log inserts names and numbers"
                 for line in with_values:
-                    assert line.count(FSI) == line.count(PDI)
+                    assert line.count(FSI) + line.count(RLI) == line.count(PDI)
                     # The sentence starts with a Hebrew word, not with an inserted value.
-                    assert "\u05d0" <= line.lstrip(FSI)[0] <= "\u05ea", line
+                    assert "\u05d0" <= line.lstrip(FSI + RLI)[0] <= "\u05ea", line
             else:
                 assert with_values == []
         finally:

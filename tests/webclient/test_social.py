@@ -31,10 +31,21 @@ def seated(
     return context
 
 
+#: Letters of Hebrew, whose values run right to left as a whole.
+HEBREW = re.compile("[\u0590-\u05ff]")
+
+
+def isolated(value: str) -> str:
+    """``value`` isolated as the client isolates it in Hebrew."""
+    opener = "\u2067" if HEBREW.search(value) else "\u2068"
+    return f"{opener}{value}\u2069"
+
+
 def text(locale: str, msgid: str, **values: object) -> str:
-    """A message as the page shows it (Hebrew values isolated as the client does)."""
+    """A message as the page shows it (Hebrew values isolated as the client does: a
+    value with Hebrew in it right to left, any other by its first strong letter)."""
     if locale == "he":
-        values = {k: f"\u2068{v}\u2069" for k, v in values.items()}
+        values = {k: isolated(str(v)) for k, v in values.items()}
     return i18n.translate(locale, msgid, **values)
 
 
@@ -99,7 +110,9 @@ def test_my_games_lists_whose_turn_and_my_place(
     expect(page.locator(f"[data-game='{waiting}'] .my-title")).to_have_text("Friday")
     expect(page.locator(f"[data-game='{waiting}']")).to_have_attribute("data-state", "open")
     done = page.locator(f"[data-game='{over}']")
-    expect(done.get_by_test_id("place")).to_have_text(f"Your place: {green_rank}/2.")
+    expect(done.get_by_test_id("place")).to_have_text(
+        i18n.translate("en", "end.your_place", rank=green_rank, total=2)
+    )
     expect(done.get_by_test_id("my-replay")).to_have_attribute("href", f"/games/{over}?replay=1")
     # Active games come before open ones, and those before finished ones.
     order = [rows.nth(i).get_attribute("data-game") for i in range(3)]
