@@ -544,6 +544,9 @@ export class GamePage {
     this.board.render(view, this.picker, { ...boardOptions, marks: this.marks, decisionKey: this.sequence, ...this.preview(view) });
     this.boardHint.textContent = view ? "" : t("board.before_start");
     this.renderPlayback();
+    // On a phone the drawer shows the log right after the players (what the others
+    // did, without scrolling past messages, the stack and the settings).
+    const log = h("section", { class: "card" }, h("h2", {}, t("log.title")), this.logList);
     const parts = [
       h("button", { type: "button", class: "secondary drawer-close", testid: "drawer-close", onclick: () => this.drawer(false) },
         t("drawer.close")),
@@ -557,11 +560,12 @@ export class GamePage {
       narrow ? null : decision,
       undo && !decision && !narrow ? h("section", { class: "card" }, undo) : null,
       view ? this.renderPlayers(game, view) : null,
+      narrow ? log : null,
       this.social.render(),
       view ? this.renderDeck(view) : null,
       this.embedded ? null : this.renderShare(state),
       this.embedded ? null : this.renderPrefs(),
-      h("section", { class: "card" }, h("h2", {}, t("log.title")), this.logList),
+      narrow ? null : log,
     ];
     this.side.replaceChildren(...parts.filter(Boolean));
     this.renderLog();
