@@ -17,7 +17,8 @@ from pathlib import Path
 
 from bots import LEVELS
 from engine import COLOURS
-from tongiaki import vocabulary
+from engine import Reason as EngineReason
+from tongiaki import reasons, vocabulary
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -275,3 +276,11 @@ def test_the_vocabularies_are_the_contracts() -> None:
     assert tuple(LEVELS) == vocabulary.BOT_LEVELS
     assert tuple(_js_list("ships.js", "COLOURS")) == vocabulary.COLOURS
     assert tuple(_js_list("text.js", "BOT_LEVELS")) == vocabulary.BOT_LEVELS
+
+
+def test_the_contracts_reasons_hold_the_engines() -> None:
+    """The contract lists every reason a client may meet: the engine's among them,
+    under the same names, each with a gRPC status."""
+    engine_reasons = {reason.value for reason in EngineReason}
+    assert engine_reasons <= {reason.value for reason in reasons.Reason}
+    assert set(reasons.STATUS) == set(reasons.Reason)
