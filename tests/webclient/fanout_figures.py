@@ -19,6 +19,7 @@ from pathlib import Path
 
 from tests.webclient.conftest import Api, serve_gateway
 from webclient.run import ServerProcess
+from webclient.wsgi import reserve
 
 
 def open_stream(host: str, port: int, path: str) -> socket.socket:
@@ -38,7 +39,13 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as data:
         server = ServerProcess(Path(data), quiet=True)
-        running = serve_gateway(server.target, threads=args.browsers + 32)
+        # Every simulated browser comes from this one address: no per-address limit
+        # (a real site's browsers each have their own); workers enough to hold every
+        # stream beside the ones the gateway keeps free for the rest of the API.
+        threads = args.browsers + 32
+        running = serve_gateway(
+            server.target, threads=threads + reserve(threads) + 8, TONGIAKI_STREAMS_PER_CLIENT=0
+        )
         try:
             api = Api(running.url)
             game, tokens = api.seated_game(["yellow", "red", "blue"])
@@ -64,7 +71,10 @@ def main() -> None:
                         if marker in buffers[sock]:
                             waiting.discard(sock)
                 if waiting:
-                    raise SystemExit(f"{len(waiting)} browsers never got {marker!r}")
+                    got = buffers[next(iter(waiting))][:200]
+                    raise SystemExit(
+                        f"{len(waiting)} browsers never got {marker!r}; one got {got!r}"
+                    )
                 return time.perf_counter() - begin
 
             pump(b"event: snapshot")

@@ -342,3 +342,27 @@ def test_the_gateways_routes_are_the_route_table() -> None:
     assert served == table | pages
     documented = {(path, verb) for path, ops in document()["paths"].items() for verb in ops}
     assert documented == {(route.url, route.method) for route in ROUTES}
+
+
+def test_the_fan_out_figures_command_runs() -> None:
+    """docs/performance.md's fan-out command (fewer browsers): every browser, all from
+    one address as there, gets every move through one upstream watch."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tests.webclient.fanout_figures",
+            "--browsers",
+            "150",
+            "--moves",
+            "2",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "upstream watch calls for the game: 1" in done.stdout
+    assert "browsers attached at the end: 150" in done.stdout
