@@ -219,6 +219,8 @@ def test_two_winners_are_named_with_the_languages_and(
               return node.querySelector('[data-testid=winner]').textContent;
             }"""
         )
+    for locale, text in said.items():
+        players = [i18n.translate(locale, f"player.{c}") for c in ("red", "blue")]
+        both = i18n.translate(locale, "list.and", head=players[0], final=players[1])
+        assert text == i18n.translate(locale, "end.winners", players=both), locale
     assert said["en"] == "Red and Blue share the win!"
-    assert said["hu"] == "Közös győzelem: Vörös és Kék!"
-    assert said["ja"] == "赤と青が1位を分け合いました！"  # noqa: RUF001
