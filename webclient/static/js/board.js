@@ -402,9 +402,9 @@ export class Board {
         const [q, r] = hexOf(decision.island);
         const beach = this.layouts.get(`${q},${r}`)?.[Number(b)];
         if (!beach) continue;
-        const colours = [...picker.targets().keys()]
-          .filter((k) => k.startsWith(`land:${b}:`))
-          .map((k) => k.split(":")[2]);
+        // Each colour keeps its place while ships are placed: the order is the
+        // group's, not the order of the colours still to place.
+        const colours = [...new Set((decision.group ?? []).map(colourName))];
         // A beach's colours side by side off its moorings, a finger's width apart at
         // this zoom, if they fit on the beach's side of the tile (never onto a
         // neighbour); else in a row out to sea.

@@ -532,7 +532,11 @@ export class GamePage {
     const back = this.takeBackable();
     const undo = back !== null ? this.renderUndo(back) : null;
     if (undo && decision) decision.append(undo);
-    this.dock.replaceChildren(...(narrow && decision ? [decision] : narrow && undo ? [h("section", { class: "card decision" }, undo)] : []));
+    // Before the start, a phone's dock holds the seats (join, start): on the board
+    // screen, not behind the players button.
+    const seats = state === "open" ? this.renderSeats(game) : null;
+    const docked = decision ?? (undo ? h("section", { class: "card decision" }, undo) : seats);
+    this.dock.replaceChildren(...(narrow && docked ? [docked] : []));
     // A phone's decision is docked over the board's bottom (app.css .dock): the view
     // keeps clear of that strip for the whole game, so it never moves as the dock comes and goes.
     const area = this.boardArea.clientHeight;
@@ -552,7 +556,7 @@ export class GamePage {
         t("drawer.close")),
       this.renderStatus(game, view, state),
       this.errorBox,
-      state === "open" ? this.renderSeats(game) : null,
+      narrow ? null : seats,
       view?.result?.length ? renderEnd(view, this.seat, {
         rematch: this.social.rematchAction(),
         replay: `/games/${this.id}?replay=1`,

@@ -63,7 +63,9 @@ export function namesAt(x, y) {
   const nodes = document.elementsFromPoint(x, y);
   const thing = nodes.find((n) => n.closest?.(THINGS));
   const texts = [thing, ...nodes].map((n) => n && nameOf(n)).filter(Boolean);
-  return [...new Set(texts)].slice(0, 2).join(" ");
+  const [first, second] = [...new Set(texts)];
+  // Two sentences joined as the language joins them (no space after 。).
+  return second ? t("text.sentences", { first, second }) : first ?? "";
 }
 
 export class HelpMode {
