@@ -697,6 +697,8 @@ export class Board {
     const pointers = new Map();
     let last = null;
     this.svg.addEventListener("wheel", (event) => {
+      // A diagram on a page that scrolls (the how-to) zooms only with Ctrl held.
+      if (this.container.closest?.(".diagram-board") && !event.ctrlKey) return;
       event.preventDefault();
       this.zoom(event.deltaY > 0 ? 1.15 : 1 / 1.15, this.toBoard(event.clientX, event.clientY));
     }, { passive: false });

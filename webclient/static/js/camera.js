@@ -124,11 +124,15 @@ export class Camera {
     if (key === this.decisionKey) return false;
     // The next decision of a chain (nothing else came between).
     const chain = typeof key === "number" && key === this.decisionKey + 1 && !this.manual;
+    const manual = this.manual;
     this.decisionKey = key;
     this.manual = false;
     if (!bounds) return false;
     const goal = this.board.goal;
     const scale = this.board.scale(goal);
+    // A view the player chose that still shows every target stays (the others'
+    // moves are followed from it as from any other).
+    if (manual && this.board.framed && inside(bounds, goal) && !crowded(scale)) return false;
     // Nothing moves between the decisions of a chain while its targets are seen.
     if (this.board.framed && inside(bounds, goal) && chain) return false;
     const margin = SIZE * 0.6;

@@ -272,10 +272,19 @@ export class GamePage {
     while (this.announcer.childElementCount > 5) this.announcer.firstElementChild.remove();
   }
 
-  // Keys: Ctrl+Z (or ⌘Z) takes the last decision back while it may be.
+  // Keys: Ctrl+Z (or ⌘Z) takes the last decision back while it may be; Enter on
+  // the board (or nowhere in particular) confirms the choice it shows.
   onKey(event) {
-    if (!(event.ctrlKey || event.metaKey) || event.key.toLowerCase() !== "z" || event.shiftKey) return;
     if (event.target?.closest?.("input, textarea, select")) return;
+    if (event.key === "Enter" && !event.target?.closest?.("button, a, [role=button], summary")) {
+      const confirm = document.querySelector("[data-testid=confirm]");
+      if (confirm) {
+        event.preventDefault();
+        confirm.click();
+      }
+      return;
+    }
+    if (!(event.ctrlKey || event.metaKey) || event.key.toLowerCase() !== "z" || event.shiftKey) return;
     const back = this.takeBackable();
     if (back === null) return;
     event.preventDefault();
@@ -353,11 +362,6 @@ export class GamePage {
 
   caughtUp() {
     return !this.playing && this.queue.length === 0 && Number(this.shown?.sequence) === this.sequence;
-  }
-
-  // The decision the server waits for now (null while entries of a batch are still coming).
-  latestDecision() {
-    return Number(this.snapshot?.sequence) === this.sequence ? this.snapshot.view?.decision : null;
   }
 
   mine() {
@@ -723,10 +727,10 @@ export class GamePage {
       line = waiting ? `${t("status.open")} ${this.seatStatus(game)}` : "";
     }
     else if (state === "finished") line = t("status.finished");
-    // Never "Waiting for" oneself: while others' moves play back, the decision the
-    // server waits for may already be this player's.
-    else if (this.mine() || (seat && [this.latestDecision(), view?.decision]
-      .some((d) => d && colourName(d.player) === colourName(seat.colour)))) line = t("status.your_turn");
+    // The status follows the board as it plays back, as the players' table does:
+    // "Your turn" once the board shown waits for this player, never before.
+    else if (this.mine() || (seat && view?.decision
+      && colourName(view.decision.player) === colourName(seat.colour))) line = t("status.your_turn");
     else if (view?.decision) line = t("status.waiting_for", { player: player(view.decision.player) });
     else line = "";
     const clock = this.clockLimit ? clockText(this.clockLimit, this.decidedAt) : null;
