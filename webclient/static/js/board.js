@@ -360,13 +360,10 @@ export class Board {
         if (!beach) continue;
         node = el("g", { class: `target target-beach target-${type}` });
         el("path", { d: arcPath(beach.slots), class: `target-arc target-${type}`, "data-key": key }, this.layers.under);
-        // The whole highlighted beach answers a click, its moorings and ships included;
-        // out from the moorings a disc keeps the target 44 px wide when zoomed out, and
-        // neighbouring beaches' discs apart.
+        // The whole beach answers a click; a disc out from it keeps 44 px when far out.
         el("path", { d: arcPath(beach.slots), class: "target-hit-arc" }, node);
         const at = polar(centre(q, r), beach.angle, SIZE * 0.64);
         el("circle", { cx: at.x, cy: at.y, r: 13, class: "target-hit" }, node);
-        // The beach's number, as the options, the buttons and the log name it.
         const number = el("text", { x: at.x, y: at.y, class: "target-label beach-number", "data-testid": "beach-number" }, node);
         number.textContent = String(b + 1);
       } else if (type === "island" || type === "royal") {
@@ -402,8 +399,7 @@ export class Board {
         const [q, r] = hexOf(decision.island);
         const beach = this.layouts.get(`${q},${r}`)?.[Number(b)];
         if (!beach) continue;
-        // Each colour keeps its place while ships are placed: the order is the
-        // group's, not the order of the colours still to place.
+        // Each colour keeps its place (the group's order) while ships are placed.
         const colours = [...new Set((decision.group ?? []).map(colourName))];
         // A beach's colours side by side off its moorings, a finger's width apart at
         // this zoom, if they fit on the beach's side of the tile (never onto a

@@ -130,20 +130,18 @@ export class Camera {
     if (!bounds) return false;
     const goal = this.board.goal;
     const scale = this.board.scale(goal);
-    // A view the player chose that still shows every target stays (the others'
-    // moves are followed from it as from any other).
+    // A view the player chose that shows every target stays.
     if (manual && this.board.framed && inside(bounds, goal) && !crowded(scale)) return false;
     // Nothing moves between the decisions of a chain while its targets are seen.
     if (this.board.framed && inside(bounds, goal) && chain) return false;
     const margin = SIZE * 0.6;
     const want = { x: bounds.x - margin, y: bounds.y - margin, w: bounds.w + 2 * margin, h: bounds.h + 2 * margin };
     const whole = this.board.wholeBox();
-    // A view no closer than the closest framing, or than the whole board shown whole.
     const roomy = (goal.w >= Math.min(MIN_W, whole.w) - 1 && goal.h >= Math.min(MIN_H, whole.h) - 1)
       && scale <= Math.max(CLOSEST, this.board.scale(whole)) * 1.05;
     if (this.board.framed && roomy && !crowded(scale) && want.w <= goal.w && want.h <= goal.h) {
       if (inside(want, goal)) return false;
-      // The targets fit at this zoom: slide the view just enough to show them.
+      // They fit at this zoom: slide just enough.
       const slide = (p, s) => Math.min(Math.max(goal[p], want[p] + want[s] - goal[s]), want[p]);
       this.board.moveTo({ ...goal, x: slide("x", "w"), y: slide("y", "h") }, 0);
       return true;

@@ -272,8 +272,7 @@ export class GamePage {
     while (this.announcer.childElementCount > 5) this.announcer.firstElementChild.remove();
   }
 
-  // Keys: Ctrl+Z (or ⌘Z) takes the last decision back while it may be; Enter on
-  // the board (or nowhere in particular) confirms the choice it shows.
+  // Keys: Ctrl+Z (⌘Z) takes the last decision back; Enter confirms.
   onKey(event) {
     if (event.target?.closest?.("input, textarea, select")) return;
     if (event.key === "Enter" && !event.target?.closest?.("button, a, [role=button], summary")) {
@@ -536,8 +535,7 @@ export class GamePage {
     const back = this.takeBackable();
     const undo = back !== null ? this.renderUndo(back) : null;
     if (undo && decision) decision.append(undo);
-    // Before the start, a phone's dock holds the seats (join, start): on the board
-    // screen, not behind the players button.
+    // Before the start a phone's dock holds the seats (join, Start).
     const seats = state === "open" ? this.renderSeats(game) : null;
     const docked = decision ?? (undo ? h("section", { class: "card decision" }, undo) : seats);
     this.dock.replaceChildren(...(narrow && docked ? [docked] : []));
@@ -552,8 +550,7 @@ export class GamePage {
     this.board.render(view, this.picker, { ...boardOptions, marks: this.marks, decisionKey: this.sequence, ...this.preview(view) });
     this.boardHint.textContent = view ? "" : t("board.before_start");
     this.renderPlayback();
-    // On a phone the drawer shows the log right after the players (what the others
-    // did, without scrolling past messages, the stack and the settings).
+    // On a phone the drawer's log comes right after the players.
     const log = h("section", { class: "card" }, h("h2", {}, t("log.title")), this.logList);
     const parts = [
       h("button", { type: "button", class: "secondary drawer-close", testid: "drawer-close", onclick: () => this.drawer(false) },
@@ -727,8 +724,7 @@ export class GamePage {
       line = waiting ? `${t("status.open")} ${this.seatStatus(game)}` : "";
     }
     else if (state === "finished") line = t("status.finished");
-    // The status follows the board as it plays back, as the players' table does:
-    // "Your turn" once the board shown waits for this player, never before.
+    // "Your turn" once the board shown (played back) waits for this player.
     else if (this.mine() || (seat && view?.decision
       && colourName(view.decision.player) === colourName(seat.colour))) line = t("status.your_turn");
     else if (view?.decision) line = t("status.waiting_for", { player: player(view.decision.player) });
@@ -838,8 +834,7 @@ export class GamePage {
     const targets = [...picker.targets().keys()];
     const offBoard = targets.filter((k) => k === "settle" || k === "land:none");
     const ready = left.length === 1 ? left[0] : complete[0] ?? null;
-    // Confirm and Start over keep one place, right under the prompt, whatever is
-    // said below them: a click where Confirm was never lands on another button.
+    // Confirm and Start over: one place each, under the prompt.
     const actions = h("div", { class: "decision-actions", testid: "decision-actions" },
       ready ? h("button", { type: "button", testid: "confirm", class: "primary", onclick: () => this.submit(ready.action) },
         t("decision.confirm", { option: describeOption(ready.action, view, decision) })) : null,
@@ -855,8 +850,7 @@ export class GamePage {
       const back = leftOver(decision.group ?? [], picked);
       parts.push(h("p", { testid: "group" }, t("land.group"), " ",
         ...(decision.group ?? []).map((c) => swatch(colourName(c)))));
-      // Ships still to place, while there are some and no Confirm yet (once an option
-      // is complete, what it sends back is said with its consequences).
+      // Ships still to place, until Confirm (which names what goes back).
       if (picked.length && back.length && !ready) {
         parts.push(h("p", { testid: "not-placed" }, t("land.not_placed"), " ", ...back.map((c) => swatch(colourName(c)))));
       }
