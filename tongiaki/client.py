@@ -118,6 +118,16 @@ def _waits(patience: float = PATIENCE) -> Iterator[float]:
         wait = min(LONGEST_WAIT, wait * 2)
 
 
+def _resume_after(error: grpc.RpcError, waits: Iterator[float]) -> float:
+    """How long a broken watch waits before it resumes; raises :class:`Refused` if it
+    may not (a refusal no retry mends, or patience run out)."""
+    refused = Refused.from_rpc(error)
+    wait = next(waits, None) if refused.reason in RESUMED or refused.retryable else None
+    if wait is None:
+        raise refused from None
+    return wait
+
+
 class _Requests:
     """The requests both clients send."""
 
@@ -225,10 +235,7 @@ class Client:
                     yield message
                 return
             except grpc.RpcError as error:
-                refused = Refused.from_rpc(error)
-                wait = next(waits, None) if refused.reason in RESUMED or refused.retryable else None
-                if wait is None:
-                    raise refused from None
+                wait = _resume_after(error, waits)
                 time.sleep(wait)
             finally:
                 stream.cancel()
@@ -309,10 +316,7 @@ class AsyncClient:
                     yield message
                 return
             except grpc.RpcError as error:
-                refused = Refused.from_rpc(error)
-                wait = next(waits, None) if refused.reason in RESUMED or refused.retryable else None
-                if wait is None:
-                    raise refused from None
+                wait = _resume_after(error, waits)
                 await asyncio.sleep(wait)
             finally:
                 stream.cancel()
