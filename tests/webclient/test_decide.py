@@ -667,7 +667,7 @@ def test_beach_numbers_keep_their_order_inside_undo_and_confirm_in_hebrew(
     page = browser.new_page(viewport=PHONE)
     try:
         page.goto(f"{gateway.url}/?lang=he")
-        page.wait_for_function("document.documentElement.dir === 'rtl'")
+        page.get_by_test_id("create-game").wait_for()  # drawn once the catalogue is loaded
         found = page.evaluate(NESTED_LIST)
         assert len(found) == 3 and all(f["inOrder"] for f in found), found
     finally:
@@ -681,7 +681,7 @@ def test_a_list_of_beach_numbers_keeps_its_order_in_hebrew(
     page = browser.new_page(viewport=PHONE)
     try:
         page.goto(f"{gateway.url}/?lang=he")
-        page.wait_for_function("document.documentElement.dir === 'rtl'")
+        page.get_by_test_id("create-game").wait_for()  # drawn once the catalogue is loaded
         found = page.evaluate(BEACH_LIST)
         # One line, left to right: the list is never split where the button wraps.
         for a, b in itertools.pairwise(found):

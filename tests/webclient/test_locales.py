@@ -275,7 +275,7 @@ def test_a_list_of_colours_reads_right_to_left_in_a_hebrew_sentence(
     page = browser.new_page()
     try:
         page.goto(f"{gateway.url}/?lang=he")
-        page.wait_for_function("document.documentElement.dir === 'rtl'")
+        page.get_by_test_id("create-game").wait_for()  # drawn once the catalogue is loaded
         at = page.evaluate(RETURNED_LINE)
         assert at["supply"] > at["red"] > at["two"] > at["yellow"], at
     finally:
