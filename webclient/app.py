@@ -12,7 +12,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from werkzeug.exceptions import HTTPException
 
 from tongiaki.vocabulary import COLOURS
-from webclient import i18n
+from webclient import assets, i18n
 from webclient.api import api
 from webclient.feeds import FeedHub
 from webclient.limits import (
@@ -127,6 +127,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["tongiaki.streams"] = streams
     app.extensions["tongiaki.metrics"] = metrics
     app.register_blueprint(api)
+    assets.install(app)
 
     def refusal(error: UpstreamError) -> Response:
         response = jsonify(error.to_json())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import subprocess
@@ -12,10 +13,12 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from tests.webclient.conftest import Api, Running, serve_gateway
 from tests.webclient.sse import EventStream
 from tongiaki.v1 import game_service_pb2
-from webclient import close_app, create_app
+from webclient import assets, close_app, create_app
 from webclient.openapi import document
 from webclient.routes import GRPC_ONLY, PREFIX, ROUTES
 from webclient.run import ServerProcess
@@ -366,3 +369,29 @@ def test_the_fan_out_figures_command_runs() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "upstream watch calls for the game: 1" in done.stdout
     assert "browsers attached at the end: 150" in done.stdout
+
+
+def test_scripts_and_styles_are_served_without_comments_gzipped_and_revalidated(
+    gateway: Running,
+) -> None:
+    """A script comes gzipped when the browser accepts it, as the source without its
+    whole-line comments; its ETag answers 304 next time; nothing outside static is read."""
+    source = (Path(__file__).parents[2] / "webclient/static/js/game.js").read_bytes()
+    url = f"{gateway.url}/static/js/game.js"
+    ask = urllib.request.Request(url, headers={"Accept-Encoding": "gzip"})
+    with urllib.request.urlopen(ask, timeout=30) as answer:
+        assert answer.headers["Content-Encoding"] == "gzip"
+        assert answer.headers["Content-Type"].startswith("text/javascript")
+        body = gzip.decompress(answer.read())
+        etag = answer.headers["ETag"]
+    assert body == assets.served("game.js", source) and len(body) < len(source)
+    with urllib.request.urlopen(url, timeout=30) as plain:
+        assert plain.headers.get("Content-Encoding") is None and plain.read() == body
+    again = urllib.request.Request(url, headers={"If-None-Match": etag})
+    with pytest.raises(urllib.error.HTTPError) as cached:
+        urllib.request.urlopen(again, timeout=30)
+    assert cached.value.code == 304
+    for escape in ("/static/../app.py", "/static/js/..%2f..%2fapp.py", "/static/none.js"):
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(f"{gateway.url}{escape}", timeout=30)
+        assert refused.value.code == 404, escape

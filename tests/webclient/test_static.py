@@ -14,7 +14,7 @@ import pytest
 
 from tongiaki.reasons import Reason as REASONS
 from tongiaki.v1 import game_pb2
-from webclient import catalogs, i18n, messages
+from webclient import assets, catalogs, i18n, messages
 
 ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "webclient" / "static"
@@ -234,12 +234,29 @@ def test_every_script_parses_as_a_module(tmp_path: Path) -> None:
     node = shutil.which("node")
     assert node is not None, "node is needed (make axe installs it)"
     for script in sorted((STATIC / "js").glob("*.js")):
-        module = tmp_path / (script.stem + ".mjs")
-        module.write_bytes(script.read_bytes())
-        checked = subprocess.run(
-            [node, "--check", str(module)], check=False, capture_output=True, text=True
-        )
-        assert checked.returncode == 0, f"{script.name}: {checked.stderr}"
+        source = script.read_bytes()
+        # As written, and as served (whole-line comments dropped).
+        for form, data in (("source", source), ("served", assets.served(script.name, source))):
+            module = tmp_path / f"{script.stem}-{form}.mjs"
+            module.write_bytes(data)
+            checked = subprocess.run(
+                [node, "--check", str(module)], check=False, capture_output=True, text=True
+            )
+            assert checked.returncode == 0, f"{script.name} ({form}): {checked.stderr}"
+
+
+def test_serving_drops_only_comments() -> None:
+    """No multi-line template string holds a line that serving would take for a comment,
+    and what is dropped from a script is exactly its whole-line comments."""
+    for script in sorted((STATIC / "js").glob("*.js")):
+        text = script.read_text(encoding="utf-8")
+        for literal in re.findall(r"`[^`]*`", text):
+            assert not re.search(r"^[ \t]*//", literal, re.MULTILINE), (script.name, literal)
+        kept = assets.served(script.name, text.encode()).decode().splitlines()
+        code = [line for line in text.splitlines() if not line.lstrip().startswith("//")]
+        assert kept == code, script.name
+    css = (STATIC / "css" / "app.css").read_bytes()
+    assert b"/*" in css and b"/*" not in assets.served("app.css", css)
 
 
 def test_every_script_declares_or_imports_each_name_it_uses() -> None:
