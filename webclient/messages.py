@@ -161,6 +161,8 @@ NUMBER_PLACEHOLDERS = frozenset(
     | {"rank", "total", "at", "last", "a", "b"}
     # The tutorial coach's tip number.
     | {"step"}
+    # A player's ships on an island now and at their last move.
+    | {"now", "was"}
 )
 TEXT_PLACEHOLDERS = frozenset(
     {

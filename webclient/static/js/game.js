@@ -15,6 +15,7 @@ import { prefs, SPEEDS } from "./settings.js";
 import { TurnAlerts, allowNotifications, clockText } from "./alerts.js";
 import { renderEnd } from "./endgame.js";
 import { consequences } from "./consequences.js";
+import { since, renderSince } from "./since.js";
 import { Social, isAside } from "./social.js";
 import { HelpMode } from "./help.js";
 import {
@@ -242,7 +243,15 @@ export class GamePage {
         const added = this.chronicle.add(item.entry);
         if (added && !own) this.announce(added.lines);
         if (after) {
-          if (!own && after.view) this.mark(this.shown?.view, after.view);
+          if (!own && after.view) {
+            // A spectator never decides: the marks show the turn being played.
+            const by = item.entry.action_applied?.player;
+            if (!this.seat && by && colourName(by) !== this.markedBy) {
+              this.marks = { tiles: new Set(), ships: new Map() };
+              this.markedBy = colourName(by);
+            }
+            this.mark(this.shown?.view, after.view);
+          }
           this.shown = after;
           if (after.game?.seats) setPlayers(after.game.seats);
         }
@@ -843,6 +852,7 @@ export class GamePage {
       h("h2", {}, decisionPrompt(decision)),
       actions,
       h("p", { class: "muted", testid: "instruction" }, this.instruction(decision, picker)),
+      this.renderSince(view),
     ];
     if (kindOf(decision) === "land") {
       const picked = picker.picks.filter((k) => k.startsWith("land:") && k !== "land:none")
@@ -876,6 +886,27 @@ export class GamePage {
       }, describeOption(o.action, view, decision))))),
       left.length > shown.length ? h("p", { class: "muted" }, tn("decision.more", left.length - shown.length)) : null));
     return h("section", { class: "card decision", testid: "decision", "data-kind": decision.kind }, ...parts);
+  }
+
+  // At a decision that follows others' moves: what they changed for the points and
+  // this player's ships (worked out once per decision, from the board before them).
+  renderSince(view) {
+    // Once per decision and log (a page just opened gets its log after its board).
+    const key = `${this.sequence}:${this.chronicle.items.length}`;
+    if (this.sinceFor !== key) {
+      this.sinceFor = key;
+      this.sinceData = null;
+      const items = this.chronicle.items.filter((item) => item.entry.action_applied);
+      const round = this.lastRound();
+      if (round.length && round.at(-1) === items.at(-1)) {
+        this.pastState(round[0].sequence - 1).then((before) => {
+          if (!before?.view || this.sinceFor !== key || !this.view) return;
+          this.sinceData = since(before.view, this.view, colourName(this.seat.colour));
+          this.render();
+        });
+      }
+    }
+    return this.sinceData ? renderSince(this.sinceData, (hexes) => this.board.spot(hexes)) : null;
   }
 
   // What the option about to be confirmed will do, in words (and a voyage's group by colour).

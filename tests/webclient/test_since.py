@@ -1,0 +1,98 @@
+"""At a decision after others' moves, the player reads what those moves changed for
+them: the points each seat won or lost, and their own ships island by island."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, ViewportSize
+
+from tests.webclient.conftest import Api, Running
+from tests.webclient.pages import DESKTOP, PHONE, game_page
+from tests.webclient.test_browser import shot
+
+MINE = "document.body.dataset.myturn === '1' && document.body.dataset.busy !== '1'"
+
+
+def _ships(view: dict[str, Any], colour: str) -> Counter[str]:
+    out: Counter[str] = Counter()
+    for entry in view.get("beaches", []):
+        at = entry["beach"]
+        n = sum(1 for c in entry.get("colours", []) if c == colour)
+        if n:
+            out[f"{at.get('q', 0)},{at.get('r', 0)}"] += n
+    return out
+
+
+def _scores(view: dict[str, Any]) -> dict[str, int]:
+    return {s["colour"]: s.get("count", 0) for s in view.get("scores", [])}
+
+
+def _play_until_news(api: Api, game: str, tokens: dict[str, str]) -> tuple[Any, Any]:
+    """Random moves until yellow decides right after red changed yellow's ships or the
+    points; the boards after yellow's last move and now."""
+    rng = random.Random(5)
+    mine: Any = None
+    last = ""
+    for _ in range(400):
+        snapshot = api.ok("GET", f"/api/v1/games/{game}")["snapshot"]
+        decision = snapshot["view"]["decision"]
+        who = decision["player"]
+        if who == "COLOUR_YELLOW" and last == "COLOUR_RED" and mine is not None:
+            before, now = mine["view"], snapshot["view"]
+            yellow = "COLOUR_YELLOW"
+            if _ships(before, yellow) != _ships(now, yellow) and _scores(before) != _scores(now):
+                return before, now
+        api.ok(
+            "POST",
+            f"/api/v1/games/{game}/actions",
+            {
+                "sequence": snapshot["sequence"],
+                "request_id": f"r{snapshot['sequence']}",
+                "action": rng.choice(decision["options"]),
+            },
+            tokens[who],
+        )
+        last = who
+        if who == "COLOUR_YELLOW":
+            mine = api.ok("GET", f"/api/v1/games/{game}")["snapshot"]
+    raise AssertionError("no move of red changed yellow's ships and the points")
+
+
+@pytest.mark.parametrize(
+    ("locale", "viewport"), [("en", PHONE), ("he", DESKTOP), ("ja", PHONE)], ids=str
+)
+def test_after_others_moves_the_player_reads_what_changed_for_them(
+    browser: Browser, gateway: Running, api: Api, locale: str, viewport: ViewportSize
+) -> None:
+    game, tokens = api.seated_game(["yellow", "red"])
+    before, now = _play_until_news(api, game, tokens)
+    was, ships = _ships(before, "COLOUR_YELLOW"), _ships(now, "COLOUR_YELLOW")
+    changed = {hex for hex in was.keys() | ships.keys() if was[hex] != ships[hex]}
+    old, new = _scores(before), _scores(now)
+    gained = {c: new.get(c, 0) - old.get(c, 0) for c in new.keys() | old.keys()}
+    seat = ("COLOUR_YELLOW", tokens["COLOUR_YELLOW"])
+    with game_page(browser, gateway.url, game, seat, locale=locale, viewport=viewport) as page:
+        page.wait_for_function(MINE)
+        card = page.get_by_test_id("since")
+        card.wait_for()
+        items = card.get_by_test_id("since-ships").locator(".since-item")
+        shown = {
+            items.nth(i).get_attribute("data-hex"): items.nth(i).inner_text()
+            for i in range(items.count())
+        }
+        assert set(shown) == changed, shown
+        for hex, text in shown.items():
+            assert locale != "en" or text.endswith(f": {ships[hex]} (was {was[hex]})"), text
+            assert str(ships[hex]) in text and str(was[hex]) in text, text
+        points = card.get_by_test_id("since-points").locator("bdi").all_inner_texts()
+        signed = sorted(f"+{d}" if d > 0 else f"\u2212{-d}" for d in gained.values() if d)
+        assert sorted(points) == signed, points
+        card.scroll_into_view_if_needed()
+        shot(page, f"since-{locale}-{viewport['width']}")
+        # Pointing at an island's line shows it on the board.
+        items.first.click()
+        page.get_by_test_id("spot").first.wait_for()
