@@ -77,20 +77,36 @@ def score(stack: list[str], games: int) -> tuple[float, dict[str, float]]:
     return sum(means[k] for k in KINDS) + 0.2 * means["length"], means
 
 
+def shortened(stack: list[str], head: int | None) -> list[str]:
+    """``stack`` with its islands after the first ``head`` tiles moved ahead of its sea
+    tiles: the game ends once the last island is placed (R12), about a third sooner."""
+    if head is None:
+        return stack
+    rest = stack[head:]
+    islands = [t for t in rest if not t.startswith("sea-")]
+    return stack[:head] + islands + [t for t in rest if t.startswith("sea-")]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", type=int, default=400)
     parser.add_argument("--games", type=int, default=8)
+    parser.add_argument("--seed", type=int, help="only this seed's stack (no search)")
+    parser.add_argument("--islands-after", type=int, help="shortened: see shortened()")
     args = parser.parse_args()
-    ranked = sorted((score(shuffled_stack(s), args.games)[0], s) for s in range(args.seeds))
-    for value, seed in ranked[:5]:
-        print(f"seed {seed}: score {value:.1f}")
-    best = ranked[0][1]
-    _, means = score(shuffled_stack(best), args.games)
+    stack = lambda seed: shortened(shuffled_stack(seed), args.islands_after)  # noqa: E731
+    if args.seed is None:
+        ranked = sorted((score(stack(s), args.games)[0], s) for s in range(args.seeds))
+        for value, seed in ranked[:5]:
+            print(f"seed {seed}: score {value:.1f}")
+        best = ranked[0][1]
+    else:
+        best = args.seed
+    _, means = score(stack(best), args.games)
     print("first came up (learner's decision, mean):")
     for kind, value in means.items():
         print(f"  {kind}: {value:.1f}")
-    print(shuffled_stack(best))
+    print(stack(best))
 
 
 if __name__ == "__main__":

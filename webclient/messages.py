@@ -260,6 +260,7 @@ CONSEQUENCES = [
     Np_("consequence.voyage_fails", "consequence.voyage_fails"),
     Np_("consequence.voyage_passes", "consequence.voyage_passes"),
     Np_("consequence.voyage_colours", "consequence.voyage_colours"),
+    Np_("consequence.exits", "consequence.exits"),
 ]
 
 BOTS = [N_("bot.random"), N_("bot.greedy"), N_("bot.strong"), N_("bot.expert")]

@@ -315,7 +315,10 @@ def test_an_expansion_that_fills_a_beach_says_a_chain_reaction_starts(
             details.locator("summary").click()
         page.locator(f"[data-testid=option][data-index='{index}']").click()
         said = page.get_by_test_id("consequence").all_inner_texts()
-        assert said and all("becomes full: a chain reaction starts." in s for s in said), said
+        # Each beach filled, then where its ships could sail from it.
+        full = [s for s in said if "becomes full: a chain reaction starts." in s]
+        assert full and said[0] == full[0], said
+        assert sum("Where its ships could then sail" in s for s in said) == len(full), said
         shot(page, "fills-en-desktop")
         if quiet is not None:  # an expansion that fills nothing says nothing
             page.get_by_test_id("reset").click()
@@ -688,3 +691,53 @@ def test_a_list_of_beach_numbers_keeps_its_order_in_hebrew(
             assert b["top"] == a["top"] and b["left"] > a["left"], found
     finally:
         page.close()
+
+
+EXITS = """
+async ([colours]) => {
+  const { GamePage } = await import("/static/js/game.js");
+  const { neighbour } = await import("/static/js/geometry.js");
+  const page = Object.create(GamePage.prototype);
+  Object.defineProperty(page, "seat", { value: { colour: "COLOUR_YELLOW" } });
+  // North of Tonga, a sea tile turned so that its danger-2 path starts at Tonga's
+  // jetty; its other end leads off the board.
+  const [q, r] = neighbour(0, 0, 3);
+  const view = {
+    tiles: [{ tile: "tonga", at: {}, rot: 0 }, { tile: "sea-01", at: { q, r }, rot: 4 }],
+    beaches: [{ beach: { index: 3 }, colours }],
+    royal: [],
+  };
+  const decision = { kind: "DECISION_KIND_TURN", player: "COLOUR_YELLOW", options: [] };
+  const card = page.renderConsequences({ expand: { island: {}, beaches: [3] } }, view, decision);
+  return [...card.querySelectorAll("[data-testid=consequence]")].map((p) => p.textContent);
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("colours", "exit"),
+    [
+        (["COLOUR_YELLOW", "COLOUR_YELLOW"], "\u2013 north: the voyage fails at danger 2"),
+        (["COLOUR_RED", "COLOUR_BLUE"], "\u2013 north: off the board, a tile is drawn"),
+    ],
+    ids=["fails", "passes"],
+)
+def test_an_expansion_that_fills_a_beach_says_where_its_ships_could_sail(
+    browser: Browser, gateway: Running, colours: list[str], exit: str
+) -> None:
+    """Before Confirm, the beach an expansion fills shows each jetty's voyage with the
+    group it would hold (one colour fails at danger 2; three colours pass it)."""
+    page = browser.new_page()
+    try:
+        page.goto(f"{gateway.url}/?lang=en")
+        page.get_by_test_id("create-game").wait_for()
+        lines = page.evaluate(EXITS, [colours])
+    finally:
+        page.close()
+    one = len(set(colours) | {"COLOUR_YELLOW"}) == 1
+    group = "a group of one colour" if one else "a group of 3 colours"
+    assert lines == [
+        "Tonga, beach 4, becomes full: a chain reaction starts.",
+        f"Where its ships could then sail ({group}):",
+        exit,
+    ], lines

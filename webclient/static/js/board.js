@@ -73,8 +73,9 @@ export class Board {
     });
     this.layers = {};
     // Under the ships: target arcs (so they never tint a ship); above: ghosts of a
-    // choice being made, then the targets' hit areas and voyages.
-    for (const name of ["tiles", "dangers", "under", "ships", "labels", "ghosts", "targets", "voyage", "spot"]) {
+    // choice being made, the targets and their hit areas, the islands' labels (a
+    // ring never hides a name; labels let pointers through), then voyages.
+    for (const name of ["tiles", "dangers", "under", "ships", "ghosts", "targets", "labels", "voyage", "spot"]) {
       this.layers[name] = el("g", { class: `layer-${name}` }, this.svg);
     }
     container.appendChild(this.svg);

@@ -3,7 +3,8 @@
 // with room, slides at the same zoom when they fit, else is framed afresh (the
 // whole board when readable, else the targets with a hex of surroundings, no
 // closer than CLOSEST, none cut off); picks never move it; a manual zoom or pan
-// holds until the player's next decision.
+// holds until the player's next decision; once others' entries have played, the
+// view returns to where it was before them.
 
 import { SIZE, APOTHEM, centre } from "./geometry.js";
 
@@ -65,6 +66,8 @@ export class Camera {
     this.manual = false;
     this.decisionKey = null;
     this.peeked = null;
+    // The view before playback moved it, to return to once the entries have played.
+    this.home = null;
     // Asked to show the whole board at the next settle (a replay's every step).
     this.refit = false;
   }
@@ -90,6 +93,7 @@ export class Camera {
   hold() {
     this.manual = true;
     this.peeked = null;
+    this.home = null;
   }
 
   // The whole board, and that view holds (the "fit" button).
@@ -115,7 +119,15 @@ export class Camera {
     const want = hexBox(entryHexes(entry), SIZE * 0.15);
     if (!want || this.manual) return Promise.resolve();
     if (inside(want, this.board.goal)) return Promise.resolve();
+    if (!this.home && this.board.framed) this.home = { ...this.board.goal };
     return this.go(want, speed ? 450 / speed : 0);
+  }
+
+  // The entries have played: back to the view they were followed from.
+  rest() {
+    const home = this.home;
+    this.home = null;
+    if (home && !this.manual) this.board.moveTo(home, 350);
   }
 
   // A decision of this player, its targets' bounds; `crowded(scale)`: whether its

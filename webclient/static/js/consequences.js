@@ -4,7 +4,7 @@
 // voyage goes (R6): the first danger its colours cannot pass, or where it ends.
 // Computed from the view the server sent; the server still decides.
 
-import { t, tn } from "./i18n.js";
+import { t, td, tn } from "./i18n.js";
 import { actOf } from "./choices.js";
 import { tile } from "./geometry.js";
 import { islandAt } from "./text.js";
@@ -44,20 +44,49 @@ function placements(action, decision) {
   }
 }
 
-// "Beach 3 of Fiji becomes full: a chain reaction starts." for each beach the option fills.
-function filled(action, view, decision) {
+// The beaches `action` fills, each with the colours on it then: [{ q, r, b, colours }].
+export function fills(action, view, decision, me) {
   const { put, take } = placements(action, decision);
   if (!put.length || actOf(action) === "setup") return [];
   const now = shipsOn(view);
-  const count = new Map();
-  for (const key of put) count.set(key, (count.get(key) ?? now.get(key)?.length ?? 0) + 1);
-  if (take && count.has(take)) count.set(take, count.get(take) - 1);
-  const lines = [];
-  for (const [key, n] of count) {
+  const after = new Map();
+  const landed = actOf(action) === "land" ? (action.land?.ships ?? []) : [];
+  put.forEach((key, i) => {
+    const ship = landed[i] ? colourName(landed[i].colour) : me;
+    after.set(key, [...(after.get(key) ?? now.get(key) ?? []), ship]);
+  });
+  if (take && after.has(take)) after.set(take, after.get(take).slice(0, -1));
+  return [...after].map(([key, colours]) => {
     const [q, r, b] = key.split(",").map(Number);
-    if (n < moorings(view, q, r, b)) continue;
-    const params = { beach: b + 1, island: islandAt(view, { q, r }) };
+    return { q, r, b, colours };
+  }).filter(({ q, r, b, colours }) => colours.length >= moorings(view, q, r, b));
+}
+
+// Where a filled beach's ships could sail: "north: fails at danger 4", one per jetty.
+function exit(path, view) {
+  const direction = td(`dir.${path.dir}`);
+  const island = path.end.at && islandAt(view, path.end.at);
+  if (path.end.kind === "fails") return t("consequence.exit_fails", { direction, danger: path.end.danger });
+  if (path.end.kind === "royal" || (path.end.kind === "island" && hexKey(path.end.at) === hexKey(path.from))) {
+    return t("consequence.exit_back", { direction, island });
+  }
+  if (path.end.kind === "island") return t("consequence.exit_lands", { direction, island });
+  return t("consequence.exit_draws", { direction });
+}
+
+// "Beach 3 of Fiji becomes full: a chain reaction starts." for each beach the option
+// fills; before a landing's, where the chain reaction could take the ships
+// (`exits(beach)`: the voyage preview of each of its jetties).
+function filled(action, view, decision, me, exits) {
+  const lines = [];
+  for (const beach of fills(action, view, decision, me)) {
+    const params = { beach: beach.b + 1, island: islandAt(view, beach) };
     lines.push(actOf(action) === "land" ? t("consequence.full_goes_on", params) : t("consequence.full", params));
+    const paths = exits ? exits(beach) : [];
+    if (paths.length) {
+      const colours = new Set(beach.colours).size;
+      lines.push(tn("consequence.exits", colours), ...paths.map((p) => `\u2013 ${exit(p, view)}`));
+    }
   }
   return lines;
 }
@@ -128,7 +157,7 @@ function voyage(path, view) {
 }
 
 // The sentences for `action` of `decision`, as seat `me` ("red") would see them happen.
-export function consequences(action, view, decision, me, path = null) {
+export function consequences(action, view, decision, me, path = null, exits = null) {
   switch (actOf(action)) {
     case "settle":
       return settling(view, me);
@@ -137,6 +166,6 @@ export function consequences(action, view, decision, me, path = null) {
     case "emigrate":
       return voyage(path, view);
     default:
-      return filled(action, view, decision);
+      return filled(action, view, decision, me, exits);
   }
 }

@@ -271,6 +271,7 @@ export class GamePage {
       return;
     }
     if (Number(this.snapshot?.sequence) >= Number(this.shown?.sequence)) this.shown = this.snapshot;
+    this.board.camera.rest();
     this.renderNow();
   }
 
@@ -345,6 +346,7 @@ export class GamePage {
     } finally {
       this.playing = false;
     }
+    this.board.camera.rest();
     this.pump();
   }
 
@@ -622,10 +624,10 @@ export class GamePage {
 
   // The route a group sailing from beach (q, r, b) through jetty `dir` would take
   // over the sea tiles on the board, each path's danger against its colours.
-  voyagePath(view, [q, r, b, dir]) {
+  voyagePath(view, [q, r, b, dir], group = null) {
     const at = new Map((view.tiles ?? []).map((p) => [hexKey(p.at), p]));
     const on = (view.beaches ?? []).find((x) => hexKey(x.beach) === `${q},${r}` && (x.beach.index ?? 0) === b);
-    const colours = new Set((on?.colours ?? []).map(colourName)).size;
+    const colours = new Set(group ?? (on?.colours ?? []).map(colourName)).size;
     // From the beach, along each foam path's curve, to the beach it lands on: clear
     // of the islands' names.
     const points = [towards(q, r, dir, 0.6), towards(q, r, dir)];
@@ -658,7 +660,7 @@ export class GamePage {
       }
       [cq, cr, d] = [nq, nr, exit];
     }
-    return { points, steps, colours, group: on?.colours ?? [], end, from: { q, r, index: b } };
+    return { points, steps, colours, group: on?.colours ?? [], end, from: { q, r, index: b }, dir };
   }
 
   // The speed control and "skip to now": built once, so a click never meets a new node.
@@ -891,6 +893,7 @@ export class GamePage {
   // At a decision that follows others' moves: what they changed for the points and
   // this player's ships (worked out once per decision, from the board before them).
   renderSince(view) {
+    if (!this.seat || !this.chronicle) return null;
     // Once per decision and log (a page just opened gets its log after its board).
     const key = `${this.sequence}:${this.chronicle.items.length}`;
     if (this.sinceFor !== key) {
@@ -914,7 +917,14 @@ export class GamePage {
     const me = this.seat ? colourName(this.seat.colour) : "";
     const jetty = action.emigrate;
     const path = jetty ? this.voyagePath(view, [jetty.beach?.q ?? 0, jetty.beach?.r ?? 0, jetty.beach?.index ?? 0, jetty.dir ?? 0]) : null;
-    const lines = consequences(action, view, decision, me, path);
+    // A beach this option fills: each of its jetties' voyages, with the ships on it then.
+    const exits = ({ q, r, b, colours }) => {
+      const placed = (view.tiles ?? []).find((p) => hexKey(p.at) === `${q},${r}`);
+      const info = tile(placed?.tile);
+      const dirs = (info?.beaches?.[b]?.jetties ?? []).map((e) => (e + (placed.rot ?? 0)) % 6);
+      return dirs.map((d) => this.voyagePath(view, [q, r, b, d], colours));
+    };
+    const lines = consequences(action, view, decision, me, path, exits);
     if (!lines.length) return null;
     return h("div", { class: "consequences", testid: "consequences" },
       path ? h("p", { testid: "voyage-group" }, t("consequence.group"), " ", ...path.group.map((c) => swatch(colourName(c)))) : null,
