@@ -755,7 +755,7 @@ def test_a_voyage_preview_follows_the_sea_paths_with_their_dangers(
 LANDING_ON_A_PHONE = """
 async (args) => {
   const three = ["COLOUR_RED", "COLOUR_BLUE", "COLOUR_GREEN"];
-  const [width, height, colours] = args ?? [390, 500, three];
+  const [width, height, colours, beaches] = args ?? [390, 500, three, [0]];
   const { Board } = await import("/static/js/board.js");
   const { Picker } = await import("/static/js/choices.js");
   const box = document.createElement("div");
@@ -765,7 +765,7 @@ async (args) => {
   document.body.appendChild(box);
   const decision = {
     kind: "DECISION_KIND_LAND", player: "COLOUR_RED", island: { q: 1, r: 0 }, group: colours,
-    options: colours.map((colour) => ({ land: { ships: [{ beach: 0, colour }] } })),
+    options: beaches.flatMap((beach) => colours.map((colour) => ({ land: { ships: [{ beach, colour }] } }))),
   };
   const view = {
     tiles: [{ at: { q: 0, r: 0 }, tile: "tonga" }, { at: { q: 1, r: 0 }, tile: "muroroa" }],
@@ -816,7 +816,7 @@ def test_a_landings_colours_stay_on_their_island_where_they_fit(
     try:
         page.goto(f"{gateway.url}/games/{shown_games['running']}")
         page.locator("[data-testid=board] [data-testid=tile]").first.wait_for()
-        targets = page.evaluate(LANDING_ON_A_PHONE, [1000, 700, ["COLOUR_RED", "COLOUR_BLUE"]])
+        targets = page.evaluate(LANDING_ON_A_PHONE, [1000, 700, ["COLOUR_RED", "COLOUR_BLUE"], [0]])
     finally:
         page.close()
     assert sorted(t["key"] for t in targets) == ["land:0:blue", "land:0:red"]
@@ -826,3 +826,22 @@ def test_a_landings_colours_stay_on_their_island_where_they_fit(
         assert target["from"] < 86.6, target
     a, b = targets
     assert ((a["x"] - b["x"]) ** 2 + (a["y"] - b["y"]) ** 2) ** 0.5 >= 40, targets
+
+
+def test_three_colours_on_each_of_two_neighbouring_beaches_stay_on_the_island(
+    browser: Browser, gateway: Running, shown_games: dict[str, Any]
+) -> None:
+    """Where a beach's side of the tile is narrow (its neighbour beach has colours to
+    place too), its colours sit closer together rather than out over the next tile."""
+    page = browser.new_page(viewport=DESKTOP)
+    try:
+        page.goto(f"{gateway.url}/games/{shown_games['running']}")
+        page.locator("[data-testid=board] [data-testid=tile]").first.wait_for()
+        three = ["COLOUR_RED", "COLOUR_BLUE", "COLOUR_GREEN"]
+        targets = page.evaluate(LANDING_ON_A_PHONE, [1000, 700, three, [0, 1, 2]])
+    finally:
+        page.close()
+    assert len(targets) == 9
+    for target in targets:
+        assert target["top"] == target["key"], target
+        assert target["from"] < 86.6, target

@@ -403,8 +403,9 @@ export class Board {
         // Each colour keeps its place (the group's order) while ships are placed.
         const colours = [...new Set((decision.group ?? []).map(colourName))];
         // A beach's colours side by side off its moorings, a finger's width apart at
-        // this zoom, if they fit on the beach's side of the tile (never onto a
-        // neighbour); else in a row out to sea.
+        // this zoom, or closer where the beach's side of the tile is narrower (the
+        // camera then frames them closer: crowded()); only where even that does not
+        // fit, in a row out to sea.
         const i = colours.indexOf(colour);
         const radius = SIZE * 0.74;
         const step = Math.max(24, 47 / this.scale());
@@ -414,8 +415,10 @@ export class Board {
           .map((o) => Math.abs(((o.angle - beach.angle + 3 * Math.PI) % (2 * Math.PI)) - Math.PI)));
         // The turn between two colours a step apart; the next beach with colours to
         // place needs as much room, and the row keeps within 45° of its beach.
-        const turn = step < 2 * radius ? 2 * Math.asin(step / (2 * radius)) : Infinity;
-        const p = colours.length * turn <= gap && (colours.length - 1) * turn <= Math.PI / 2
+        const turnFor = (chord) => (chord < 2 * radius ? 2 * Math.asin(chord / (2 * radius)) : Infinity);
+        const room = Math.min(gap / colours.length, colours.length > 1 ? Math.PI / 2 / (colours.length - 1) : Infinity);
+        const turn = Math.max(Math.min(turnFor(step), room), turnFor(18));
+        const p = colours.length * turn <= gap + 1e-6 && (colours.length - 1) * turn <= Math.PI / 2 + 1e-6
           ? polar(centre(q, r), beach.angle + (i - (colours.length - 1) / 2) * turn, radius)
           : polar(centre(q, r), beach.angle, radius + i * step);
         node = el("g", { class: "target target-land" });
