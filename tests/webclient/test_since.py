@@ -96,3 +96,21 @@ def test_after_others_moves_the_player_reads_what_changed_for_them(
         # Pointing at an island's line shows it on the board.
         items.first.click()
         page.get_by_test_id("spot").first.wait_for()
+
+
+def test_a_spectator_can_play_the_last_round_again(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    """A spectator, who never decides, is offered the last round (every seat's last
+    turn) again, played back on the board, and then back to now."""
+    game, tokens = api.seated_game(["yellow", "red"])
+    api.play(game, tokens, steps=16, seed=3)
+    fast = "localStorage.setItem('tongiaki.prefs', JSON.stringify({speed: 8, confirm: true}))"
+    with game_page(browser, gateway.url, game, prefs=fast) as page:
+        again = page.get_by_test_id("last-round")
+        again.wait_for()
+        sequence = page.evaluate("document.body.dataset.sequence")
+        again.click()
+        page.wait_for_function(f"document.body.dataset.sequence !== '{sequence}'")
+        body = "document.body.dataset"
+        page.wait_for_function(f"{body}.playing === '0' && {body}.sequence === '{sequence}'")

@@ -86,6 +86,7 @@ export class Board {
     this.framed = false;
     // The strip at the bottom a docked decision may cover (px; game.js sets it).
     this.reserve = 0;
+    this.top = 0;
     this.camera = new Camera(this);
     // A new size (a phone turned, the dock shown) changes the scale: detail and hit areas follow.
     new ResizeObserver(() => this.applyBox()).observe(this.svg);
@@ -581,8 +582,9 @@ export class Board {
 
   // ------------------------------------------------------------------ pan and zoom
 
-  // The box is shown centred in the board's part above `reserve` (the strip a
-  // docked decision may cover); the board goes on under that strip.
+  // The box is shown centred in the board's part between `top` (the strip a phone's
+  // players button covers) and `reserve` (the strip a docked decision may cover);
+  // the board goes on under those strips.
   applyBox() {
     const width = this.svg.clientWidth || 600;
     const height = this.svg.clientHeight || 600;
@@ -590,7 +592,7 @@ export class Board {
     const w = width * k;
     const h = height * k;
     const x = this.box.x + this.box.w / 2 - w / 2;
-    const y = this.box.y + this.box.h / 2 - ((height - this.reserve) * k) / 2;
+    const y = this.box.y + this.box.h / 2 - (this.top + this.seen() / 2) * k;
     this.svg.setAttribute("viewBox", `${x.toFixed(1)} ${y.toFixed(1)} ${w.toFixed(1)} ${h.toFixed(1)}`);
     // The level of detail follows the zoom shown.
     const scale = this.scale(this.box);
@@ -637,9 +639,9 @@ export class Board {
     return (this.svg.clientWidth || 600) / this.seen();
   }
 
-  // The height of the board not under a docked decision (CSS px).
+  // The height of the board not under a docked decision or a phone's players button (CSS px).
   seen() {
-    return Math.max((this.svg.clientHeight || 600) - this.reserve, 100);
+    return Math.max((this.svg.clientHeight || 600) - this.reserve - this.top, 100);
   }
 
   // Every tile and the hexes around them, shaped like the screen.

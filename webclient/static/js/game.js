@@ -316,6 +316,13 @@ export class GamePage {
   // the game began): what happened while this player waited.
   lastRound() {
     const items = this.chronicle.items;
+    if (!this.seat) {
+      // A spectator's last round: the turns of every seat up to the one being played.
+      const seats = new Set((this.game?.seats ?? []).map((s) => colourName(s.colour))).size || 1;
+      const starts = items.map((item, i) => (item.turn ? i : -1)).filter((i) => i >= 0);
+      const from = starts.length ? starts[Math.max(0, starts.length - seats)] : 0;
+      return items.slice(from).filter((item) => item.entry.action_applied);
+    }
     let end = items.length;
     while (end > 0 && this.isOwn(items[end - 1].entry)) end -= 1;
     let i = end;
@@ -554,14 +561,17 @@ export class GamePage {
     // keeps clear of that strip for the whole game, so it never moves as the dock comes and goes.
     const area = this.boardArea.clientHeight;
     const reserve = narrow && this.seat && state === "active" ? Math.min(0.42 * area, 16 * parseFloat(getComputedStyle(document.documentElement).fontSize)) : 0;
-    if (reserve !== this.board.reserve) {
+    // The players button over the board's top left: targets are framed below it.
+    const top = narrow ? this.drawerButton.offsetHeight + 8 : 0;
+    if (reserve !== this.board.reserve || top !== this.board.top) {
       this.board.reserve = reserve;
+      this.board.top = top;
       this.board.applyBox();
     }
     this.board.render(view, this.picker, { ...boardOptions, marks: this.marks, decisionKey: this.sequence, ...this.preview(view) });
     this.boardHint.textContent = view ? "" : t("board.before_start");
     this.renderPlayback();
-    // On a phone the drawer's log comes right after the players.
+    // The log right after the players (on a phone, in the drawer).
     const log = h("section", { class: "card" }, h("h2", {}, t("log.title")), this.logList);
     const parts = [
       h("button", { type: "button", class: "secondary drawer-close", testid: "drawer-close", onclick: () => this.drawer(false) },
@@ -576,12 +586,11 @@ export class GamePage {
       narrow ? null : decision,
       undo && !decision && !narrow ? h("section", { class: "card" }, undo) : null,
       view ? this.renderPlayers(game, view) : null,
-      narrow ? log : null,
+      log,
       this.social.render(),
       view ? this.renderDeck(view) : null,
       this.embedded ? null : this.renderShare(state),
       this.embedded ? null : this.renderPrefs(),
-      narrow ? null : log,
     ];
     this.side.replaceChildren(...parts.filter(Boolean));
     this.renderLog();
@@ -676,7 +685,7 @@ export class GamePage {
       this.playback.replaceChildren(h("label", {}, t("playback.speed"), " ", this.speedSelect), this.skipButton, this.againButton);
     }
     const waiting = this.queue.length + (this.playing ? 1 : 0);
-    this.againButton.hidden = Boolean(waiting) || !this.seat || stateName(this.game?.state) !== "active" || !this.lastRound().length;
+    this.againButton.hidden = Boolean(waiting) || stateName(this.game?.state) !== "active" || !this.lastRound().length;
     this.skipButton.hidden = !waiting;
     this.skipButton.textContent = waiting ? tn("playback.skip", waiting) : "";
   }
