@@ -718,7 +718,7 @@ async ([colours]) => {
     ("colours", "exit"),
     [
         (["COLOUR_YELLOW", "COLOUR_YELLOW"], "\u2013 north: the voyage fails at danger 2"),
-        (["COLOUR_RED", "COLOUR_BLUE"], "\u2013 north: off the board, a tile is drawn"),
+        (["COLOUR_RED", "COLOUR_BLUE"], "\u2013 north: reaches open sea, where a tile is drawn"),
     ],
     ids=["fails", "passes"],
 )
