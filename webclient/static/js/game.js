@@ -914,7 +914,10 @@ export class GamePage {
         this.pastState(round[0].sequence - 1).then((before) => {
           if (!before?.view || this.sinceFor !== key || !this.view) return;
           this.sinceData = since(before.view, this.view, colourName(this.seat.colour));
-          this.render();
+          // Into the decision shown, under its instruction: the board is not drawn again.
+          const card = renderSince(this.sinceData, (hexes) => this.board.spot(hexes));
+          const under = this.root.querySelector("[data-testid=decision] [data-testid=instruction]");
+          if (card && under && !under.parentNode.querySelector("[data-testid=since]")) under.after(card);
         });
       }
     }
