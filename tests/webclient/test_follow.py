@@ -551,6 +551,7 @@ def test_targets_are_44_px_and_the_decision_sits_over_the_board_on_a_phone(
                 assert box is not None
                 assert box["width"] >= 43.5 and box["height"] >= 43.5, box
                 checked += 1
+
             dock = page.get_by_test_id("dock").bounding_box()
             assert dock is not None and dock["y"] + dock["height"] <= 844
             assert page.evaluate("window.scrollY") == 0
@@ -765,7 +766,8 @@ async (args) => {
   document.body.appendChild(box);
   const decision = {
     kind: "DECISION_KIND_LAND", player: "COLOUR_RED", island: { q: 1, r: 0 }, group: colours,
-    options: beaches.flatMap((beach) => colours.map((colour) => ({ land: { ships: [{ beach, colour }] } }))),
+    options: beaches.flatMap((beach) =>
+      colours.map((colour) => ({ land: { ships: [{ beach, colour }] } }))),
   };
   const view = {
     tiles: [{ at: { q: 0, r: 0 }, tile: "tonga" }, { at: { q: 1, r: 0 }, tile: "muroroa" }],
@@ -845,3 +847,44 @@ def test_three_colours_on_each_of_two_neighbouring_beaches_stay_on_the_island(
     for target in targets:
         assert target["top"] == target["key"], target
         assert target["from"] < 86.6, target
+
+
+JETTIES_FAR_OUT = """
+async () => {
+  const { Board } = await import("/static/js/board.js");
+  const { Picker } = await import("/static/js/choices.js");
+  const box = document.createElement("div");
+  box.style.cssText = "position: fixed; inset: 0; width: 390px; height: 500px; z-index: 99";
+  document.body.appendChild(box);
+  const decision = {
+    kind: "DECISION_KIND_EMIGRATE", player: "COLOUR_RED",
+    options: [0, 3].map((index) => ({ emigrate: { beach: { index }, dir: index } })),
+  };
+  const tiles = [{ at: {}, tile: "tonga" }];
+  for (let q = -3; q <= 3; q += 1) if (q) tiles.push({ at: { q, r: 0 }, tile: "sea-01" });
+  const board = new Board(box, () => {});
+  board.render({ tiles, beaches: [], decision }, new Picker(decision));
+  board.moveTo(board.wholeBox(), 0);
+  return [...box.querySelectorAll(".target-dot")].map((dot) => [
+    dot.getBoundingClientRect().width,
+    dot.parentNode.querySelector(".target-hit").getBoundingClientRect().width,
+  ]);
+}
+"""
+
+
+def test_a_target_is_seen_at_a_fingertips_size_far_out(
+    browser: Browser, gateway: Running, shown_games: dict[str, Any]
+) -> None:
+    """A jetty to pick on a wide board at a phone's width is drawn 26 px across, not
+    as a speck inside its 44 px hit area."""
+    page = browser.new_page(viewport=PHONE)
+    try:
+        page.goto(f"{gateway.url}/games/{shown_games['running']}")
+        page.locator("[data-testid=board] [data-testid=tile]").first.wait_for()
+        sizes = page.evaluate(JETTIES_FAR_OUT)
+    finally:
+        page.close()
+    assert len(sizes) == 2
+    for seen, hit in sizes:
+        assert hit >= 43.5 and seen >= 25.5, sizes

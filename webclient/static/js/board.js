@@ -446,7 +446,7 @@ export class Board {
       });
       this.layers.targets.appendChild(node);
     }
-    for (const hit of this.layers.targets.querySelectorAll(".target-hit")) hit.dataset.r = hit.getAttribute("r");
+    for (const hit of this.layers.targets.querySelectorAll(".target-hit, .target-dot")) hit.dataset.r = hit.getAttribute("r");
     this.sizeHits();
   }
 
@@ -457,6 +457,11 @@ export class Board {
       hit.setAttribute("r", Math.max(Number(hit.dataset.r), least));
     }
     this.separateHits();
+    // A dot is seen at a fingertip's size (26 px) where its hit area has the room.
+    for (const dot of this.layers.targets.querySelectorAll(".target-dot")) {
+      const hit = Number(dot.parentNode.querySelector(".target-hit")?.getAttribute("r") ?? 0);
+      dot.setAttribute("r", Math.max(Number(dot.dataset.r), Math.min(13 / this.scale(), hit)));
+    }
   }
 
   // The box around the targets (their hit areas and labels), in board units.
