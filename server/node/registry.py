@@ -450,8 +450,12 @@ class Registry:
         """Let go of games nobody plays or watches here any more; keep the others driven."""
         while True:
             await asyncio.sleep(max(self.idle / 4, 0.05))
-            self.evict_idle()
-            self.drive()
+            try:
+                self.evict_idle()
+                self.drive()
+            except Exception:
+                # One game's fault must not end the housekeeping of every game.
+                log.exception("looking over the games failed")
 
     def drive(self) -> None:
         """Let every game this node owns act by itself if it must (a bot to move, a turn
