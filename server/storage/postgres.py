@@ -842,6 +842,17 @@ class PostgresStore(Store):
             )
             return [str(gid) for (gid,) in await cursor.fetchall()]
 
+    async def unowned(self, games: list[str]) -> list[str]:
+        """Those of ``games`` not finished whose owner is gone."""
+        async with self._reader() as conn:
+            cursor = await conn.execute(
+                "SELECT g.id FROM games g WHERE g.id = ANY (%s) AND g.state <> 'finished'"
+                " AND NOT EXISTS (SELECT 1 FROM nodes n"
+                "  WHERE n.id = g.owner AND n.lease_until > clock_timestamp())",
+                (games,),
+            )
+            return [str(gid) for (gid,) in await cursor.fetchall()]
+
     # ------------------------------------------------------------ reading
 
     @contextlib.asynccontextmanager
