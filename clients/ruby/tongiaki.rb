@@ -18,7 +18,10 @@
 # it saw. `play` acts for the seat of TOKEN (seeded, uniform among the offered
 # options), one JSON line per action; it waits for the start (with --start it
 # starts the game once every seat is taken) and stops when the game is over,
-# or when its seat is given up or taken over by a bot.
+# or when its seat is given up or taken over by a bot. A decision whose outcome
+# is unknown (UNAVAILABLE, or past its 10 s deadline) is sent again with its
+# request id for up to 30 s, so it is applied once (the retry rules of
+# docs/server.md).
 
 require 'json'
 require 'securerandom'
