@@ -229,7 +229,7 @@ def test_a_commit_whose_answer_is_lost_is_looked_up_not_reported_unknown(pg_url:
         info = conninfo_to_dict(pg_url)
         relay = CutAfterCommit(str(info.get("host") or "127.0.0.1"), int(info.get("port") or 5432))
         info["host"], info["port"] = "127.0.0.1", str(await relay.start())
-        store = PostgresStore(make_conninfo(**info), address="127.0.0.1:1")
+        store = PostgresStore(make_conninfo("", **info), address="127.0.0.1:1")
         await store.start()
         try:
             setup = _setup("g6", await store.next_ordinal())
