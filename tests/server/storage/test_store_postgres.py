@@ -187,6 +187,10 @@ class CutAfterCommit:
     def __init__(self, host: str, port: int) -> None:
         self.host, self.port = host, port
         self.armed = False
+        #: Whether a cut keeps the database's side open (its server process lives on).
+        self.keep_upstream = False
+        #: The local ports of the connections to the database whose side was kept.
+        self.kept: list[int] = []
         self.cut = asyncio.Event()
         self.server: asyncio.Server | None = None
 
@@ -201,6 +205,7 @@ class CutAfterCommit:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         up_reader, up_writer = await asyncio.open_connection(self.host, self.port)
         committing = asyncio.Event()
+        kept = asyncio.Event()
 
         async def pump(src: asyncio.StreamReader, dst: asyncio.StreamWriter, up: bool) -> None:
             while data := await src.read(65536):
@@ -210,15 +215,26 @@ class CutAfterCommit:
                 elif not up and committing.is_set() and b"COMMIT\x00" in data:
                     # The database committed and said so: nobody hears it.
                     writer.close()
-                    up_writer.close()
+                    if self.keep_upstream:
+                        kept.set()
+                        self.kept.append(up_writer.get_extra_info("sockname")[1])
+                    else:
+                        up_writer.close()
                     self.cut.set()
                     return
                 dst.write(data)
                 await dst.drain()
-            dst.close()
+            if not (up and kept.is_set()):
+                dst.close()
 
         with contextlib.suppress(OSError, ConnectionError):
             await asyncio.gather(pump(reader, up_writer, True), pump(up_reader, writer, False))
+        if kept.is_set():
+            # Held open until the database ends it.
+            with contextlib.suppress(OSError, ConnectionError):
+                while await up_reader.read(65536):
+                    pass
+            up_writer.close()
 
 
 def test_a_commit_whose_answer_is_lost_is_looked_up_not_reported_unknown(pg_url: str) -> None:
@@ -253,6 +269,20 @@ def test_a_commit_whose_answer_is_lost_is_looked_up_not_reported_unknown(pg_url:
             await store.append("g6", left, Summary(sequence=2), Tokens(removed=("a",)), 1)
             stored = await store.load("g6")
             assert stored is not None and [e.sequence for e in stored.entries] == [1, 2]
+            # The answer lost with the server process still alive: it is ended (its
+            # transaction over) before the entry is looked for.
+            relay.armed, relay.keep_upstream = True, True
+            relay.cut.clear()
+            back = Entry(3, "joined", {"colour": "yellow", "token": "b", "name": "B"})
+            await store.append("g6", back, Summary(sequence=3), Tokens(added=("b",)), 1)
+            assert relay.cut.is_set() and len(relay.kept) == 1
+            async with await psycopg.AsyncConnection.connect(pg_url, autocommit=True) as conn:
+                cursor = await conn.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE client_port = %s", (relay.kept[0],)
+                )
+                assert await cursor.fetchone() == (0,)
+            stored = await store.load("g6")
+            assert stored is not None and [e.sequence for e in stored.entries] == [1, 2, 3]
         finally:
             await store.stop()
             await relay.close()
