@@ -16,6 +16,7 @@ fault. Default settings of the server (lease 1.5 s), but for its bots: they wait
 
     python benchmarks/fault_bench.py                       # 24 games, 3 rounds
     python benchmarks/fault_bench.py --games 12 --rounds 1 # short
+    python benchmarks/fault_bench.py --games 20 --rounds 8 --faults twice,restart
 """
 
 from __future__ import annotations
@@ -42,6 +43,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--nodes", type=int, default=3)
     parser.add_argument("--lease", type=float, default=None, help="default: the server's")
+    parser.add_argument(
+        "--faults",
+        default=",".join(faults.FAULTS),
+        help="the faults to inject, in turn (default: all of them)",
+    )
     args = parser.parse_args()
     started = time.monotonic()
     folder = tempfile.mkdtemp(prefix="tongiaki-faults-")
@@ -53,6 +59,7 @@ def main() -> None:
                 games=args.games,
                 nodes=args.nodes,
                 rounds=args.rounds,
+                faults=tuple(args.faults.split(",")),
                 lease=args.lease,
                 log=lambda text: print(text, file=sys.stderr, flush=True),
             )

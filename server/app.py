@@ -146,10 +146,12 @@ class RunningServer:
             return
         wrong: str | None = None
         while True:
-            if await self.forwarder.answers_as(self.address, self.store.node):
-                found = None
-            else:
-                found = f"address {self.address} does not answer as this node"
+            try:
+                answers = await self.forwarder.answers_as(self.address, self.store.node)
+            except Exception:
+                log.exception("checking this node's address failed")
+                answers = False
+            found = None if answers else f"address {self.address} does not answer as this node"
             if found != wrong:
                 if found:
                     log.error("wrong address", extra={"address": self.address})
@@ -164,7 +166,11 @@ class RunningServer:
         (a task of its store ended, its lease is not renewed, its address is wrong),
         and log each change."""
         while True:
-            problems = self.registry.problems()
+            try:
+                problems = self.registry.problems()
+            except Exception:
+                log.exception("looking at the node's health failed")
+                problems = ["its health cannot be known"]
             if problems != self.problems:
                 if problems:
                     log.error("unhealthy", extra={"problems": problems})

@@ -5,9 +5,9 @@ retries, and watch with resume, over one server or several nodes.
 for asyncio. Both follow the contract's retry rules: the channel sends a call
 refused with ``UNAVAILABLE`` (every reason in :data:`tongiaki.reasons.RETRYABLE`)
 again by itself, to another node where there are several (gRPC's retry policy,
-:mod:`tongiaki.channels`); a decision is sent with a request id, and sent again
-with the same one while its outcome is unknown (a deadline passed, or the
-channel's tries ran out), so it is applied once; a watch that breaks is resumed
+:mod:`tongiaki.channels`); a change with a request id (a decision, a take-back, a message) is
+sent again with the same one while its outcome is unknown (a deadline passed,
+or the channel's tries ran out), so it is applied once; a watch that breaks is resumed
 after the last sequence it delivered, so each entry is delivered once.
 
     client = Client("127.0.0.1:50051")
@@ -90,6 +90,10 @@ class Refused(Exception):
                 detail.Unpack(info)
                 refused.reason, refused.metadata = info.reason, dict(info.metadata)
         return refused
+
+
+#: Told of a refusal of unknown outcome before the change is sent again.
+Retried = Callable[[Refused], None]
 
 
 def bearer(token: str | None) -> list[tuple[str, str]]:
@@ -202,20 +206,36 @@ class Client:
         """Start a game whose seats are all taken."""
         return self.call("StartGame", spb.StartGameRequest(name=name), token)  # type: ignore[no-any-return]
 
+    def change(
+        self,
+        method: str,
+        request: Any,
+        token: str | None = None,
+        on_retry: Retried | None = None,
+        **metadata: str,
+    ) -> Any:
+        """A change that carries a request id (``SubmitAction``, ``TakeBack``,
+        ``SendMessage``): sent again, the same request, while its outcome is unknown
+        (for :data:`PATIENCE` seconds), so it is applied once. ``on_retry`` is told
+        of each refusal before the request goes again."""
+        for wait in _waits():
+            try:
+                return self.call(method, request, token, **metadata)
+            except Refused as refused:
+                if not refused.unknown_outcome:
+                    raise
+                if on_retry is not None:
+                    on_retry(refused)
+            time.sleep(wait)
+        return self.call(method, request, token, **metadata)
+
     def submit(
         self, name: str, token: str, action: pb.Action, sequence: int, rid: str | None = None
     ) -> pb.LogEntry:
         """Make a decision chosen at ``sequence``, sent again with the same request id
         while its outcome is unknown, so it is applied once. Returns its entry."""
         request = _Requests.submit(name, action, sequence, rid)
-        for wait in _waits():
-            try:
-                return self.call("SubmitAction", request, token).entry  # type: ignore[no-any-return]
-            except Refused as refused:
-                if not refused.unknown_outcome:
-                    raise
-            time.sleep(wait)
-        return self.call("SubmitAction", request, token).entry  # type: ignore[no-any-return]
+        return self.change("SubmitAction", request, token).entry  # type: ignore[no-any-return]
 
     def watch(
         self, name: str, after: int | None = None, token: str | None = None, **flags: bool
@@ -286,19 +306,32 @@ class AsyncClient:
         """Start a game whose seats are all taken."""
         return await self.call("StartGame", spb.StartGameRequest(name=name), token)  # type: ignore[no-any-return]
 
+    async def change(
+        self,
+        method: str,
+        request: Any,
+        token: str | None = None,
+        on_retry: Retried | None = None,
+        **metadata: str,
+    ) -> Any:
+        """As :meth:`Client.change`."""
+        for wait in _waits():
+            try:
+                return await self.call(method, request, token, **metadata)
+            except Refused as refused:
+                if not refused.unknown_outcome:
+                    raise
+                if on_retry is not None:
+                    on_retry(refused)
+            await asyncio.sleep(wait)
+        return await self.call(method, request, token, **metadata)
+
     async def submit(
         self, name: str, token: str, action: pb.Action, sequence: int, rid: str | None = None
     ) -> pb.LogEntry:
         """As :meth:`Client.submit`."""
         request = _Requests.submit(name, action, sequence, rid)
-        for wait in _waits():
-            try:
-                return (await self.call("SubmitAction", request, token)).entry  # type: ignore[no-any-return]
-            except Refused as refused:
-                if not refused.unknown_outcome:
-                    raise
-            await asyncio.sleep(wait)
-        return (await self.call("SubmitAction", request, token)).entry  # type: ignore[no-any-return]
+        return (await self.change("SubmitAction", request, token)).entry  # type: ignore[no-any-return]
 
     async def watch(
         self, name: str, after: int | None = None, token: str | None = None, **flags: bool

@@ -109,6 +109,8 @@ class Upstream:
         self.stub = self.client.stub
         #: Unary calls made so far, by method.
         self.calls: Counter[str] = Counter()
+        #: Changes sent again because their outcome was unknown, by method.
+        self.resent: Counter[str] = Counter()
 
     def call(
         self, method: str, request: Message, token: str | None = None, client: str = ""
@@ -118,7 +120,18 @@ class Upstream:
         forwarded = {FORWARDED_FOR: client} if client else {}
         self.calls[method] += 1
         try:
-            response: Message = self.client.call(method, request, token, **forwarded)
+            if getattr(request, "request_id", ""):
+                # A change with a request id is sent again, as it was, while its outcome
+                # is unknown (the retry rules): the browser hears what happened to it.
+                response: Message = self.client.change(
+                    method,
+                    request,
+                    token,
+                    lambda _: self.resent.update((method,)),
+                    **forwarded,
+                )
+            else:
+                response = self.client.call(method, request, token, **forwarded)
         except Refused as refused:
             raise UpstreamError.from_refusal(refused) from None
         except ValueError:  # the channel is closed: the gateway is stopping

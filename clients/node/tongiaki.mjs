@@ -12,7 +12,10 @@
 // localhost:50051, where `make run` starts the game server; several nodes of
 // one server as HOST:PORT,HOST:PORT: calls are spread over them and retried
 // on another while one is down) and --wait SECONDS
-// (how long to wait for the server to answer at all, default 10).
+// (how long to wait for the server to answer at all, default 10). Every call
+// is given up after 10 s; a decision whose outcome is unknown (UNAVAILABLE,
+// DEADLINE_EXCEEDED) is sent again with its request id for up to 30 s, so it
+// is applied once (the retry rules of docs/server.md).
 //
 // `create` prints the new game's name (games/ID) and `join` the seat token, one
 // line each, so a shell can keep them: GAME=$(node tongiaki.mjs create ...).
@@ -86,12 +89,46 @@ export async function connect(servers) {
   });
 }
 
-function call(client, method, request, token) {
+/** Seconds a call may take before it is given up (DEADLINE_EXCEEDED). */
+export const CALL_SECONDS = 10;
+/** Seconds a change of unknown outcome is sent again for (a node's death is taken
+ * over within seconds; a database restart may take more). */
+export const PATIENCE = 30;
+
+/** One unary call, given up after `seconds`. */
+export function call(client, method, request, token, seconds = CALL_SECONDS) {
   const metadata = new grpc.Metadata();
   if (token) metadata.set("authorization", `Bearer ${token}`);
+  const options = { deadline: Date.now() + seconds * 1000 };
   return new Promise((resolve, reject) => {
-    client[method](request, metadata, (error, response) => (error ? reject(error) : resolve(response)));
+    client[method](request, metadata, options, (error, response) => (error ? reject(error) : resolve(response)));
   });
+}
+
+/** Whether a change refused this way may have been applied, or not: UNAVAILABLE
+ * (the channel's own tries ran out, or OUTCOME_UNKNOWN) and DEADLINE_EXCEEDED. */
+export function unknownOutcome(error) {
+  return error?.code === grpc.status.UNAVAILABLE || error?.code === grpc.status.DEADLINE_EXCEEDED;
+}
+
+/**
+ * A change that carries a request id (SubmitAction, TakeBack, SendMessage), as the
+ * retry rules of docs/server.md say: while its outcome is unknown it is sent again,
+ * the same request, for `patience` seconds (waits of 0.1 s doubling to 2 s), so it
+ * is applied once; its answer is the entry it wrote. `onRetry(error)` is told of
+ * each refusal before the request goes again.
+ */
+export async function change(client, method, request, token, { seconds = CALL_SECONDS, patience = PATIENCE, onRetry } = {}) {
+  const until = Date.now() + patience * 1000;
+  for (let wait = 0.1; ; wait = Math.min(2, wait * 2)) {
+    try {
+      return await call(client, method, request, token, seconds);
+    } catch (error) {
+      if (!unknownOutcome(error) || Date.now() + wait * 1000 > until) throw error;
+      onRetry?.(error);
+    }
+    await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+  }
 }
 
 /** The reason of a failed call (google.rpc.ErrorInfo), as far as the details say. */
@@ -232,7 +269,7 @@ export async function play(client, name, token, { seed = 1, start = false, print
       const option = decision.options[pick(decision.options.length)];
       const request = { name, sequence, request_id: randomUUID(), action: option };
       try {
-        const response = await call(client, "SubmitAction", request, token);
+        const response = await change(client, "SubmitAction", request, token);
         print({ sequence: response.entry.sequence, submitted: option.act });
         sequence = response.entry.sequence;
         decision = response.entry.action_applied.decision;

@@ -18,7 +18,10 @@
 # it saw. `play` acts for the seat of TOKEN (seeded, uniform among the offered
 # options), one JSON line per action; it waits for the start (with --start it
 # starts the game once every seat is taken) and stops when the game is over,
-# or when its seat is given up or taken over by a bot.
+# or when its seat is given up or taken over by a bot. A decision whose outcome
+# is unknown (UNAVAILABLE, or past its 10 s deadline) is sent again with its
+# request id for up to 30 s, so it is applied once (the retry rules of
+# docs/server.md).
 
 require 'json'
 require 'securerandom'
@@ -41,7 +44,8 @@ module Tongiaki
                GRPC::Core::StatusCodes::CANCELLED].freeze
 
   # Calls refused with UNAVAILABLE (nothing done, or OUTCOME_UNKNOWN: done or not)
-  # are sent again as they were, request id included (the retry rules of docs/server.md).
+  # are sent again as they were, request id included (the retry rules of docs/server.md);
+  # past the channel's five tries a decision goes on being sent (see `change`).
   CHANNEL_ARGS = {
     'grpc.enable_retries' => 1,
     'grpc.service_config' => JSON.generate(
@@ -75,6 +79,37 @@ module Tongiaki
 
   def auth(token)
     token ? { metadata: { 'authorization' => "Bearer #{token}" } } : {}
+  end
+
+  # Seconds a change's call may take before it is given up (DEADLINE_EXCEEDED).
+  CALL_SECONDS = 10
+  # Seconds a change of unknown outcome is sent again for (a node's death is taken
+  # over within seconds; a database restart may take more).
+  PATIENCE = 30
+  # Refusals after which a change may have been applied, or not: UNAVAILABLE (the
+  # channel's own tries ran out, or OUTCOME_UNKNOWN) and DEADLINE_EXCEEDED.
+  UNKNOWN_OUTCOME = [GRPC::Core::StatusCodes::UNAVAILABLE, GRPC::Core::StatusCodes::DEADLINE_EXCEEDED].freeze
+
+  # A change that carries a request id (submit_action, take_back, send_message), as
+  # the retry rules of docs/server.md say: while its outcome is unknown it is sent
+  # again, the same request, for `patience` seconds (waits of 0.1 s doubling to 2 s),
+  # so it is applied once; its answer is the entry it wrote. `on_retry` is called
+  # with each refusal before the request goes again.
+  def change(stub, method, request, token, seconds: CALL_SECONDS, patience: PATIENCE, on_retry: nil)
+    clock = -> { Process.clock_gettime(Process::CLOCK_MONOTONIC) }
+    last = clock.call + patience
+    wait = 0.1
+    loop do
+      begin
+        return stub.public_send(method, request, deadline: Time.now + seconds, **auth(token))
+      rescue GRPC::BadStatus => e
+        raise unless UNKNOWN_OUTCOME.include?(e.code) && clock.call + wait <= last
+
+        on_retry&.call(e)
+      end
+      sleep(wait)
+      wait = [wait * 2, 2.0].min
+    end
   end
 
   # One JSON object per event of a log entry, as the Node client prints them.
@@ -165,7 +200,7 @@ module Tongiaki
         request = V1::SubmitActionRequest.new(name: name, sequence: sequence,
                                               request_id: SecureRandom.hex(12), action: option)
         begin
-          entry = stub.submit_action(request, **auth(token)).entry
+          entry = change(stub, :submit_action, request, token).entry
         rescue GRPC::Aborted, GRPC::FailedPrecondition, GRPC::Unauthenticated
           return # stale, taken back, or the seat was lost: the stream brings what changed
         end

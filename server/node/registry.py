@@ -450,8 +450,12 @@ class Registry:
         """Let go of games nobody plays or watches here any more; keep the others driven."""
         while True:
             await asyncio.sleep(max(self.idle / 4, 0.05))
-            self.evict_idle()
-            self.drive()
+            try:
+                self.evict_idle()
+                self.drive()
+            except Exception:
+                # One game's fault must not end the housekeeping of every game.
+                log.exception("looking over the games failed")
 
     def drive(self) -> None:
         """Let every game this node owns act by itself if it must (a bot to move, a turn
@@ -532,7 +536,8 @@ class Registry:
                 log.warning("lease not renewed: games given up", extra={"games": dropped})
 
     async def _adopt(self) -> None:
-        """Load the games whose bots or clocks need a server (and, shared, have no owner).
+        """Load the games whose bots or clocks need a server (and, shared, have no owner),
+        and take over the games watched here whose owner is gone.
 
         A failure (the database is away) is logged and the next round tried.
         """
@@ -552,6 +557,15 @@ class Registry:
                     # store but not here (given up at a lapse, or broken by a failed
                     # write) whose bots or clocks need it.
                     found = [*await self.store.orphans(100), *await self.store.due(100)]
+                    # Games watched here whose owner died or stopped: taken over now,
+                    # not when someone next asks for a change.
+                    watched = [
+                        gid
+                        for gid, game in self._games.items()
+                        if not game.owner and not game.broken and len(game.hub)
+                    ]
+                    if watched:
+                        found += await self.store.unowned(watched)
                     retake, self._retake = self._retake, set()
                     for gid in dict.fromkeys([*retake, *found]):
                         held = self._games.get(gid)

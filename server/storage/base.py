@@ -279,3 +279,7 @@ class Store(abc.ABC):
     async def orphans(self, limit: int) -> list[str]:
         """Games that need a server by themselves and have no living owner."""
         return []
+
+    async def unowned(self, games: list[str]) -> list[str]:
+        """Those of ``games`` not finished whose owner is gone (none, unshared)."""
+        return []

@@ -197,6 +197,10 @@ class _Write:
     #: For appends: the game and sequence (a False result is a Conflict).
     game: str = ""
     sequence: int = 0
+    #: For appends, the entry's body; for a new game, its id: what shows, after a
+    #: commit whose answer was lost, whether this write was made.
+    body: str = ""
+    created: str = ""
 
 
 class Backoff:
@@ -242,6 +246,9 @@ class PostgresStore(Store):
         self.lapses = 0
         self._queue: asyncio.Queue[_Write | None] = asyncio.Queue()
         self._writer: psycopg.AsyncConnection[Any] | None = None
+        #: The writer's server process: its pid and start time.
+        self._backend: tuple[int, Any] | None = None
+        self._started = False
         self._readers: asyncio.Queue[psycopg.AsyncConnection[Any]] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
         self._listeners: list[Listener] = []
@@ -292,7 +299,7 @@ class PostgresStore(Store):
         found = [f"{name} ended" for name in self._ended]
         if self._refusing is not None:
             found.append(self._refusing)
-        elif self._writer is not None and not self.lease_valid():
+        elif self._started and not self.lease_valid():
             found.append("lease not renewed")
         return found
 
@@ -337,6 +344,7 @@ class PostgresStore(Store):
         The lease is counted from here: the node may write at once.
         """
         self._writer = await self._connect()
+        await self._know_backend(self._writer)
         async with self._writer.transaction():
             await self._writer.execute("SELECT pg_advisory_xact_lock(7320420)")
             await self._writer.execute(SCHEMA)
@@ -347,6 +355,7 @@ class PostgresStore(Store):
         for _ in range(READERS):
             self._readers.put_nowait(await self._connect())
         await self._renew(self._writer)
+        self._started = True
         ready = asyncio.Event()
         self._tasks = [
             self._supervised("store-writer", self._write_loop),
@@ -394,8 +403,9 @@ class PostgresStore(Store):
         Each step is attempted whatever the last one did: a node whose database
         is gone still stops (its games then wait for its lease to run out).
         """
-        if self._writer is None:
+        if not self._started:
             return
+        self._started = False
         self._stopping = True
         await self._queue.put(None)
         writer = self._tasks[0]
@@ -408,15 +418,16 @@ class PostgresStore(Store):
         conn = self._writer
         self._writer = None
         try:
-            if conn.closed or conn.broken:
+            if conn is None or conn.closed or conn.broken:
                 conn = await self._connect()
             await conn.execute("UPDATE games SET owner = NULL WHERE owner = %s", (self.node,))
             await conn.execute("DELETE FROM nodes WHERE id = %s", (self.node,))
         except psycopg.Error:
             log.warning("could not hand over this node's games; they move when its lease ends")
         finally:
-            with contextlib.suppress(psycopg.Error):
-                await conn.close()
+            if conn is not None:
+                with contextlib.suppress(psycopg.Error):
+                    await conn.close()
         while not self._readers.empty():
             with contextlib.suppress(psycopg.Error):
                 await self._readers.get_nowait().close()
@@ -498,9 +509,18 @@ class PostgresStore(Store):
 
     # ------------------------------------------------------------ writing
 
-    def _put(self, sql: str, params: tuple[Any, ...], game: str = "", seq: int = 0) -> Any:
+    def _put(
+        self,
+        sql: str,
+        params: tuple[Any, ...],
+        game: str = "",
+        seq: int = 0,
+        *,
+        body: str = "",
+        created: str = "",
+    ) -> Any:
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait(_Write(sql, params, future, game, seq))
+        self._queue.put_nowait(_Write(sql, params, future, game, seq, body, created))
         return future
 
     async def next_ordinal(self) -> int:
@@ -533,17 +553,19 @@ class PostgresStore(Store):
                 summary.attention,
                 self.node,
             ),
+            created=setup.id,
         )
 
     def append(self, game: str, entry: Entry, summary: Summary, tokens: Tokens, epoch: int) -> Any:
         """Write an entry through ``tongiaki_append`` (which checks order and owner)."""
+        body = dumps(entry.body)
         return self._put(
             "SELECT tongiaki_append(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
             (
                 game,
                 entry.sequence,
                 entry.kind,
-                dumps(entry.body),
+                body,
                 epoch,
                 *(
                     (
@@ -564,6 +586,7 @@ class PostgresStore(Store):
             ),
             game,
             entry.sequence,
+            body=body,
         )
 
     async def _write_loop(self) -> None:
@@ -594,14 +617,89 @@ class PostgresStore(Store):
         if writer is not None:
             with contextlib.suppress(Exception):
                 await writer.close()
+        self._writer = self._backend = None
         try:
-            self._writer = await self._connect()
+            writer = await self._connect()
         except (psycopg.Error, OSError) as error:
             raise Unavailable(f"the database cannot be reached: {error}") from None
+        try:
+            await self._know_backend(writer)
+        except (psycopg.Error, OSError) as error:
+            with contextlib.suppress(Exception):
+                await writer.close()
+            raise Unavailable(f"the database cannot be reached: {error}") from None
+        self._writer = writer
         log.info("writer connected again")
         return self._writer
 
-    async def _commit(self, batch: list[_Write]) -> None:
+    async def _know_backend(self, writer: psycopg.AsyncConnection[Any]) -> None:
+        """Note which server process serves the writer (to end it after a broken commit)."""
+        cursor = await writer.execute(
+            "SELECT pid, backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()"
+        )
+        row = await cursor.fetchone()
+        self._backend = None if row is None else (int(row[0]), row[1])
+
+    async def _settle(self, batch: list[_Write]) -> list[bool] | None:
+        """After a commit whose answer was lost: which writes of ``batch`` were made.
+
+        The writer's old server process is ended first (and waited for), so its
+        transaction is over, committed or not, before the writes are looked for.
+        None if that cannot be known (the database is still away).
+        """
+        backend, self._backend = self._backend, None
+        if backend is None:
+            return None
+        appended = [w for w in batch if w.game and w.body]
+        created = [w.created for w in batch if w.created]
+        # The database may be restarting: it is asked again for a while (a fast
+        # restart takes about a second), the writes queued meanwhile waiting.
+        conn = None
+        backoff = Backoff()
+        until = time.monotonic() + self.lease * 2
+        while conn is None:
+            try:
+                conn = await asyncio.wait_for(self._connect(), self.lease * 2)
+            except (psycopg.Error, OSError, TimeoutError):
+                if time.monotonic() + backoff.failed() > until:
+                    return None
+                await asyncio.sleep(backoff.delay)
+        try:
+            cursor = await conn.execute(
+                "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity"
+                " WHERE pid = %s AND backend_start = %s",
+                backend,
+            )
+            ended = await cursor.fetchone()
+            if ended is not None and not ended[0]:
+                return None  # still running: its transaction may yet commit
+            cursor = await conn.execute(
+                "SELECT w.game, w.seq FROM unnest(%s::text[], %s::bigint[], %s::text[])"
+                " AS w(game, seq, body) JOIN entries e"
+                " ON e.game = w.game AND e.seq = w.seq AND e.body = w.body",
+                (
+                    [w.game for w in appended],
+                    [w.sequence for w in appended],
+                    [w.body for w in appended],
+                ),
+            )
+            made = {(str(g), int(q)) for g, q in await cursor.fetchall()}
+            cursor = await conn.execute("SELECT id FROM games WHERE id = ANY (%s)", (created,))
+            made_games = {str(g) for (g,) in await cursor.fetchall()}
+        except (psycopg.Error, OSError):
+            return None
+        finally:
+            with contextlib.suppress(Exception):
+                await conn.close()
+        return [(w.game, w.sequence) in made if w.body else w.created in made_games for w in batch]
+
+    async def _commit(self, batch: list[_Write], *, again: bool = True) -> None:
+        """Write ``batch`` in one transaction and answer each write's future.
+
+        A batch found not committed after its connection broke (a connection that
+        died while idle, at a database restart) is sent once more on a new one
+        (``again``), so a restart costs nobody a refusal.
+        """
         if self._write_backoff.delay:
             # The last attempt failed: wait a little (writes queue up meanwhile).
             await asyncio.sleep(self._write_backoff.delay)
@@ -635,11 +733,39 @@ class PostgresStore(Store):
         except psycopg.Error as error:
             if writer.closed or writer.broken or isinstance(error, psycopg.OperationalError):
                 # The connection broke: the COMMIT may have reached the database or not.
-                log.warning("commit outcome unknown: the connection broke", exc_info=True)
+                # Looked for once the old transaction is surely over; unknown only if
+                # the database cannot tell yet.
                 self._write_backoff.failed()
                 with contextlib.suppress(Exception):
                     await writer.close()
-                _fail(batch, OutcomeUnknown(f"the connection broke at commit: {error}"))
+                made = await self._settle(batch)
+                if made is None:
+                    log.warning("commit outcome unknown: the connection broke", exc_info=True)
+                    _fail(batch, OutcomeUnknown(f"the connection broke at commit: {error}"))
+                    return
+                log.warning(
+                    "the connection broke at commit; looked up what was written",
+                    extra={"writes": len(batch), "made": sum(made)},
+                )
+                committed = any(made)
+                if not committed and again:
+                    await self._commit(batch, again=False)
+                    return
+                for write, done in zip(batch, made, strict=True):
+                    if write.future.done():
+                        continue
+                    if done:
+                        write.future.set_result(None)
+                    elif committed and write.game:
+                        write.future.set_exception(
+                            Conflict(
+                                write.game, write.sequence, "not the next entry, or not the owner"
+                            )
+                        )
+                    else:
+                        write.future.set_exception(
+                            Unavailable(f"the connection broke before the commit: {error}")
+                        )
                 return
             log.exception("commit failed")
             if writer.info.transaction_status != TransactionStatus.IDLE:
@@ -713,6 +839,17 @@ class PostgresStore(Store):
                 "  WHERE n.id = g.owner AND n.lease_until > clock_timestamp())"
                 " ORDER BY g.attention LIMIT %s",
                 (limit,),
+            )
+            return [str(gid) for (gid,) in await cursor.fetchall()]
+
+    async def unowned(self, games: list[str]) -> list[str]:
+        """Those of ``games`` not finished whose owner is gone."""
+        async with self._reader() as conn:
+            cursor = await conn.execute(
+                "SELECT g.id FROM games g WHERE g.id = ANY (%s) AND g.state <> 'finished'"
+                " AND NOT EXISTS (SELECT 1 FROM nodes n"
+                "  WHERE n.id = g.owner AND n.lease_until > clock_timestamp())",
+                (games,),
             )
             return [str(gid) for (gid,) in await cursor.fetchall()]
 

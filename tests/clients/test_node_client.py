@@ -25,6 +25,7 @@ from server_harness import (
 
 from engine import Game
 from server.rpc.codec import action_from_proto
+from tests.clients import outcomes
 from tongiaki.v1 import game_pb2 as pb
 from tongiaki.v1 import game_service_pb2 as spb
 
@@ -325,3 +326,43 @@ def test_a_node_seat_plays_on_while_the_others_send_quick_messages(tmp_path: Pat
         assert any(e.HasField("message_sent") for e in page.entries)
 
     asyncio.run(main())
+
+
+#: The scenario's script for the Node client (tests/clients/outcomes.py).
+SCRIPT = """
+import readline from "node:readline";
+import { call, change, connect } from "CLIENT";
+
+const [address, name, json] = process.argv.slice(2);
+const tokens = JSON.parse(json);
+const client = await connect(address);
+const lines = readline.createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+const out = (value) => process.stdout.write(`${JSON.stringify(value)}\\n`);
+for (const seconds of [10, 1]) {
+  const { snapshot } = await call(client, "GetGame", { name });
+  const token = tokens[snapshot.view.decision.player];
+  const mine = (await call(client, "GetGame", { name }, token)).snapshot;
+  const request = {
+    name,
+    sequence: mine.sequence,
+    request_id: `r${mine.sequence}`,
+    action: mine.view.decision.options[0],
+  };
+  out({ ready: mine.sequence });
+  await lines.next();
+  const { entry } = await change(client, "SubmitAction", request, token, {
+    seconds,
+    onRetry: (error) => out({ retry: error.code }),
+  });
+  out({ entry: entry.sequence });
+}
+client.close();
+process.exit(0);
+"""
+
+
+def test_a_decision_of_unknown_outcome_is_sent_again_and_applied_once(tmp_path: Path) -> None:
+    assert NODE is not None
+    script = tmp_path / "decide.mjs"
+    script.write_text(SCRIPT.replace("CLIENT", (CLIENT / "tongiaki.mjs").as_uri()))
+    assert outcomes.check([NODE, str(script)], tmp_path) == outcomes.RETRIED

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import random
+import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from tests.clients import outcomes
 from tests.launch import launch
 from tests.pgcluster import free_port
 from tongiaki.client import AsyncClient, Client, Refused
@@ -120,3 +122,67 @@ def test_the_async_client_plays_a_game_and_retries_a_decision_once(tmp_path: Pat
         asyncio.run(main())
     finally:
         server.stop()
+
+
+#: The scenario's script for the Python client (tests/clients/outcomes.py); with
+#: ``gateway``, the decisions go through the gateway's upstream calls instead.
+SCRIPT = """
+import json, sys, threading, time
+import grpc
+from tongiaki.client import Client
+from tongiaki.v1 import game_pb2 as pb
+from tongiaki.v1 import game_service_pb2 as spb
+from webclient.upstream import Upstream
+
+address, name, tokens = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+gateway = sys.argv[4:] == ["gateway"]
+
+
+def out(value):
+    print(json.dumps(value), flush=True)
+
+
+def retried(refused):
+    out({"retry": grpc.StatusCode[refused.status].value[0]})
+
+
+for seconds, code in ((10, 14), (1, 4)):
+    client = Client(address, timeout=seconds)
+    snapshot = client.call("GetGame", spb.GetGameRequest(name=name)).snapshot
+    token = tokens[pb.Colour.Name(snapshot.view.decision.player)]
+    mine = client.call("GetGame", spb.GetGameRequest(name=name), token).snapshot
+    request = spb.SubmitActionRequest(
+        name=name,
+        sequence=mine.sequence,
+        request_id=f"r{mine.sequence}",
+        action=mine.view.decision.options[0],
+    )
+    out({"ready": mine.sequence})
+    sys.stdin.readline()
+    if gateway:
+        upstream = Upstream(address, timeout=seconds)
+
+        def tell():
+            while not upstream.resent["SubmitAction"]:
+                time.sleep(0.01)
+            out({"retry": code})
+
+        threading.Thread(target=tell, daemon=True).start()
+        reply = upstream.call("SubmitAction", request, token)
+        upstream.close()
+    else:
+        reply = client.change("SubmitAction", request, token, retried)
+    out({"entry": reply.entry.sequence})
+    client.close()
+"""
+
+
+@pytest.mark.parametrize("through", ["client", "gateway"])
+def test_a_decision_of_unknown_outcome_is_sent_again_and_applied_once(
+    tmp_path: Path, through: str
+) -> None:
+    script = tmp_path / "decide.py"
+    script.write_text(SCRIPT)
+    command = [sys.executable, str(script)]
+    retried = outcomes.check(command, tmp_path, extra=["gateway"] if through == "gateway" else [])
+    assert retried == outcomes.RETRIED

@@ -23,6 +23,7 @@ from server_harness import (
 
 from engine import Game
 from server.rpc.codec import action_from_proto
+from tests.clients import outcomes
 from tongiaki.v1 import game_pb2 as pb
 from tongiaki.v1 import game_service_pb2 as spb
 
@@ -179,3 +180,36 @@ def test_a_ruby_seat_plays_on_while_the_others_send_quick_messages(tmp_path: Pat
         assert any(e.HasField("message_sent") for e in page.entries)
 
     asyncio.run(main())
+
+
+#: The scenario's script for the Ruby client (tests/clients/outcomes.py).
+SCRIPT = """
+require 'json'
+require CLIENT
+
+address, name, json = ARGV
+tokens = JSON.parse(json)
+stub = Tongiaki::V1::GameService::Stub.new(address, :this_channel_is_insecure,
+                                           channel_args: Tongiaki::CHANNEL_ARGS)
+out = ->(value) { puts(JSON.generate(value)) || $stdout.flush }
+[10, 1].each do |seconds|
+  snapshot = stub.get_game(Tongiaki::V1::GetGameRequest.new(name: name)).snapshot
+  token = tokens[snapshot.view.decision.player.to_s]
+  mine = stub.get_game(Tongiaki::V1::GetGameRequest.new(name: name),
+                      **Tongiaki.auth(token)).snapshot
+  request = Tongiaki::V1::SubmitActionRequest.new(name: name, sequence: mine.sequence,
+                                                  request_id: "r#{mine.sequence}",
+                                                  action: mine.view.decision.options[0])
+  out.call(ready: mine.sequence)
+  $stdin.gets
+  retried = ->(e) { out.call(retry: e.code) }
+  reply = Tongiaki.change(stub, :submit_action, request, token, seconds: seconds, on_retry: retried)
+  out.call(entry: reply.entry.sequence)
+end
+"""
+
+
+def test_a_decision_of_unknown_outcome_is_sent_again_and_applied_once(tmp_path: Path) -> None:
+    script = tmp_path / "decide.rb"
+    script.write_text(SCRIPT.replace("CLIENT", repr(str(CLIENT))))
+    assert outcomes.check(["ruby", str(script)], tmp_path) == outcomes.RETRIED

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import json
 import random
+import signal
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -464,3 +465,67 @@ def test_a_killed_node_loses_nothing_and_its_games_go_on(tmp_path: Path, pg_url:
     finally:
         for node in cluster:
             node.stop()
+
+
+def test_a_game_watched_on_a_node_is_taken_over_there_when_its_owner_stops(
+    tmp_path: Path, pg_url: str
+) -> None:
+    """Nobody asks for a change: the node its spectator watches on takes the game over
+    once the owner (paused past its lease) is gone, and its watch goes on."""
+    owner, other = (start_node(pg_url, tmp_path / f"node{i}", 1.5) for i in range(2))
+
+    async def main() -> None:
+        async with (
+            grpc.aio.insecure_channel(owner.address) as first,
+            grpc.aio.insecure_channel(other.address) as second,
+        ):
+            one, two = Stub(first), Stub(second)
+            name = (await one.CreateGame(spb.CreateGameRequest(seats=COLOURS[:2]))).game.name
+            tokens = {}
+            for _ in range(2):
+                joined = await one.JoinGame(spb.JoinGameRequest(name=name))
+                tokens[joined.colour] = joined.seat_token
+            await one.StartGame(spb.StartGameRequest(name=name), metadata=auth(tokens[COLOURS[0]]))
+            watch = two.WatchGame(spb.WatchGameRequest(name=name))
+            first_message = await watch.read()
+            assert first_message.HasField("snapshot")
+            owner.process.send_signal(signal.SIGSTOP)
+            try:
+                query = (
+                    "SELECT n.address FROM games g JOIN nodes n ON n.id = g.owner"
+                    " WHERE g.id = %s AND n.lease_until > clock_timestamp()"
+                )
+                gid = name.removeprefix("games/")
+                deadline = time.monotonic() + 60
+                async with await psycopg.AsyncConnection.connect(pg_url, autocommit=True) as db:
+                    while True:
+                        row = await (await db.execute(query, (gid,))).fetchone()
+                        if row is not None and row[0] == other.address:
+                            break
+                        assert time.monotonic() < deadline, f"owned by {row}"
+                        await asyncio.sleep(0.05)
+                # The watch goes on there: the next decision reaches it.
+                snapshot = (await two.GetGame(spb.GetGameRequest(name=name))).snapshot
+                decision = snapshot.view.decision
+                reply = await two.SubmitAction(
+                    spb.SubmitActionRequest(
+                        name=name,
+                        sequence=snapshot.sequence,
+                        request_id="after",
+                        action=decision.options[0],
+                    ),
+                    metadata=auth(tokens[decision.player]),
+                )
+                while True:
+                    message = await asyncio.wait_for(watch.read(), 60)
+                    if any(e.sequence == reply.entry.sequence for e in message.entries):
+                        break
+            finally:
+                owner.process.send_signal(signal.SIGCONT)
+                watch.cancel()
+
+    try:
+        asyncio.run(main())
+    finally:
+        owner.stop()
+        other.stop()

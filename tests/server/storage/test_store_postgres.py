@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import psycopg
 import pytest
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from server.game.fanout import End
 from server.game.hooks import Hooks
@@ -173,5 +175,116 @@ def test_a_batch_that_fails_is_rolled_back_whole_and_the_writer_goes_on(pg_url: 
             assert stored is not None and [e.sequence for e in stored.entries] == [1]
         finally:
             await store.stop()
+
+    asyncio.run(main())
+
+
+class CutAfterCommit:
+    """A TCP relay to the database that, once armed, lets the next COMMIT through and
+    its answer reach the relay, then cuts the connection before the answer goes on:
+    a commit made whose answer was lost."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self.armed = False
+        #: Whether a cut keeps the database's side open (its server process lives on).
+        self.keep_upstream = False
+        #: The local ports of the connections to the database whose side was kept.
+        self.kept: list[int] = []
+        self.cut = asyncio.Event()
+        self.server: asyncio.Server | None = None
+
+    async def start(self) -> int:
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        return int(self.server.sockets[0].getsockname()[1])
+
+    async def close(self) -> None:
+        if self.server is not None:
+            self.server.close()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection(self.host, self.port)
+        committing = asyncio.Event()
+        kept = asyncio.Event()
+
+        async def pump(src: asyncio.StreamReader, dst: asyncio.StreamWriter, up: bool) -> None:
+            while data := await src.read(65536):
+                if up and self.armed and b"COMMIT" in data:
+                    self.armed = False
+                    committing.set()
+                elif not up and committing.is_set() and b"COMMIT\x00" in data:
+                    # The database committed and said so: nobody hears it.
+                    writer.close()
+                    if self.keep_upstream:
+                        kept.set()
+                        self.kept.append(up_writer.get_extra_info("sockname")[1])
+                    else:
+                        up_writer.close()
+                    self.cut.set()
+                    return
+                dst.write(data)
+                await dst.drain()
+            if not (up and kept.is_set()):
+                dst.close()
+
+        with contextlib.suppress(OSError, ConnectionError):
+            await asyncio.gather(pump(reader, up_writer, True), pump(up_reader, writer, False))
+        if kept.is_set():
+            # Held open until the database ends it.
+            with contextlib.suppress(OSError, ConnectionError):
+                while await up_reader.read(65536):
+                    pass
+            up_writer.close()
+
+
+def test_a_commit_whose_answer_is_lost_is_looked_up_not_reported_unknown(pg_url: str) -> None:
+    """The writer's connection breaks at commit: the store ends the old server process
+    and looks the writes up, so each is answered as it went (made, or sent again)."""
+
+    async def main() -> None:
+        info = conninfo_to_dict(pg_url)
+        relay = CutAfterCommit(str(info.get("host") or "127.0.0.1"), int(info.get("port") or 5432))
+        info["host"], info["port"] = "127.0.0.1", str(await relay.start())
+        store = PostgresStore(make_conninfo("", **info), address="127.0.0.1:1")
+        await store.start()
+        try:
+            setup = _setup("g6", await store.next_ordinal())
+            await store.create(setup, Summary())
+            # A commit made whose answer is lost: the entry is found, the append succeeds.
+            relay.armed = True
+            joined = Entry(1, "joined", {"colour": "yellow", "token": "a", "name": "A"})
+            await store.append("g6", joined, Summary(sequence=1), Tokens(added=("a",)), 1)
+            assert relay.cut.is_set()
+            stored = await store.load("g6")
+            assert stored is not None and [e.sequence for e in stored.entries] == [1]
+            # A connection that died while idle (the database restarted meanwhile):
+            # nothing was committed, so the write is sent again, and made once.
+            writer = store._writer
+            assert writer is not None
+            async with await psycopg.AsyncConnection.connect(pg_url, autocommit=True) as conn:
+                await conn.execute(
+                    "SELECT pg_terminate_backend(%s, 5000)", (writer.info.backend_pid,)
+                )
+            left = Entry(2, "left", {"colour": "yellow"})
+            await store.append("g6", left, Summary(sequence=2), Tokens(removed=("a",)), 1)
+            stored = await store.load("g6")
+            assert stored is not None and [e.sequence for e in stored.entries] == [1, 2]
+            # The answer lost with the server process still alive: it is ended (its
+            # transaction over) before the entry is looked for.
+            relay.armed, relay.keep_upstream = True, True
+            relay.cut.clear()
+            back = Entry(3, "joined", {"colour": "yellow", "token": "b", "name": "B"})
+            await store.append("g6", back, Summary(sequence=3), Tokens(added=("b",)), 1)
+            assert relay.cut.is_set() and len(relay.kept) == 1
+            async with await psycopg.AsyncConnection.connect(pg_url, autocommit=True) as conn:
+                cursor = await conn.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE client_port = %s", (relay.kept[0],)
+                )
+                assert await cursor.fetchone() == (0,)
+            stored = await store.load("g6")
+            assert stored is not None and [e.sequence for e in stored.entries] == [1, 2, 3]
+        finally:
+            await store.stop()
+            await relay.close()
 
     asyncio.run(main())
