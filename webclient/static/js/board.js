@@ -78,6 +78,11 @@ export class Board {
     for (const name of ["tiles", "dangers", "under", "ships", "ghosts", "targets", "labels", "voyage", "spot"]) {
       this.layers[name] = el("g", { class: `layer-${name}` }, this.svg);
     }
+    // The choice previewed, pointed at again, confirms it (game.js "confirm").
+    this.layers.ghosts.addEventListener("click", (event) => {
+      event.stopPropagation();
+      this.onPick("confirm");
+    });
     container.appendChild(this.svg);
     this.box = { x: -300, y: -300, w: 600, h: 600 };
     // Where the view is going (the box glides there).
@@ -139,6 +144,8 @@ export class Board {
     if (kindOf(decision) === "land" && decision.island) this.drawGroup(decision, options.ghosts ?? []);
     for (const ghost of options.ghosts ?? []) this.drawGhost(ghost);
     if (options.path) this.drawPath(options.path);
+    // A picked open end: the new tile's place, dashed.
+    if (options.slot) el("polygon", { points: corners(...options.slot, SIZE * 0.94), class: "slot-ghost", "data-testid": "slot-ghost" }, this.layers.ghosts);
     if (!picker) {
       this.camera.settle(view);
       return;

@@ -90,13 +90,14 @@ export class GamePage {
     this.help = new HelpMode(this.boardArea);
     this.boardHint = h("p", { class: "board-hint", testid: "board-hint" });
     this.playback = h("div", { class: "playback", testid: "playback" });
+    this.caption = h("p", { class: "caption", testid: "caption", "aria-hidden": "true" });
     this.dock = h("div", { class: "dock", testid: "dock" });
     // On a phone, players and log open over the board and close back to it.
     // Its second line says whose turn it is: seen on the board screen, drawer closed.
     this.drawerStatus = h("span", { class: "drawer-status", testid: "board-status" });
     this.drawerButton = h("button", { type: "button", class: "drawer-open", testid: "drawer-open",
       "aria-expanded": "false", onclick: () => this.drawer(true) }, t("drawer.open"), this.drawerStatus);
-    this.boardArea.append(this.boardHint, this.playback, this.dock, this.drawerButton);
+    this.boardArea.append(this.boardHint, this.caption, this.playback, this.dock, this.drawerButton);
     this.social.mount(this.boardArea);
     this.side = h("aside", { class: "side" });
     this.errorBox = h("p", { class: "error", testid: "error", role: "alert" });
@@ -237,6 +238,7 @@ export class GamePage {
         // server could not give boards for), the next entry's board is drawn.
         if (!after && Number(this.snapshot?.sequence) === item.sequence) after = this.snapshot;
         if (speed && item.entry.action_applied) {
+          this.captionFor(item.entry);
           await this.board.camera.follow(item.entry, speed);
           await this.board.play(item.entry.action_applied.events, speed);
         }
@@ -265,6 +267,7 @@ export class GamePage {
       this.playing = false;
       this.skipping = false;
       document.body.dataset.playing = "0";
+      this.captionFor(null);
     }
     if (this.queue.length) {
       this.pump();
@@ -343,6 +346,7 @@ export class GamePage {
       this.renderNow();
       for (const item of round) {
         if (this.skipping) break;
+        this.captionFor(item.entry);
         await this.board.camera.follow(item.entry, speed);
         await this.board.play(item.entry.action_applied.events, speed);
         const after = this.skipping ? null : await this.pastState(item.sequence);
@@ -352,9 +356,19 @@ export class GamePage {
       }
     } finally {
       this.playing = false;
+      this.captionFor(null);
     }
     this.board.camera.rest();
     this.pump();
+  }
+
+  // While an entry plays back, the board's caption names who did what ("Red:
+  // Expansion on Tonga: beaches 1, 4"); none once the board has caught up.
+  captionFor(entry) {
+    const applied = entry?.action_applied;
+    this.caption.textContent = applied?.action
+      ? `${player(applied.player)}: ${describeOption(applied.action, this.view ?? this.chronicle.place, null)}`
+      : "";
   }
 
   skipToNow() {
@@ -391,6 +405,13 @@ export class GamePage {
 
   pick(key) {
     if (!this.picker || this.busy || !this.mine()) return;
+    // The preview pointed at again: the choice it shows, confirmed.
+    if (key === "confirm") {
+      const left = this.picker.remaining();
+      const ready = left.length === 1 ? left[0] : this.picker.complete()[0];
+      if (ready && this.picker.picks.length) this.submit(ready.action);
+      return;
+    }
     const chosen = this.picker.pick(key);
     if (chosen && !prefs.get("confirm")) this.submit(chosen.action);
     else this.render();
@@ -620,6 +641,7 @@ export class GamePage {
       ghosts.push({ beach, colour, slot });
     };
     let path = null;
+    let slot = null;
     // With one option left, the board shows it whole, picked or not.
     const left = picker.remaining();
     for (const key of left.length === 1 ? left[0].stages.flat() : picker.picks) {
@@ -627,8 +649,12 @@ export class GamePage {
       if (["beach", "tonga", "single"].includes(type)) ghost(rest[0], me);
       else if (type === "land" && rest[0] !== "none") ghost(`${hexKey(view.decision.island)},${rest[0]}`, rest[1]);
       else if (type === "jetty") path = this.voyagePath(view, rest[0].split(",").map(Number));
+      else if (type === "end") {
+        const [q, r, d] = rest[0].split(",").map(Number);
+        slot = neighbour(q, r, d);
+      }
     }
-    return { ghosts, path };
+    return { ghosts, path, slot };
   }
 
   // The route a group sailing from beach (q, r, b) through jetty `dir` would take
@@ -855,10 +881,11 @@ export class GamePage {
     const offBoard = targets.filter((k) => k === "settle" || k === "land:none");
     const ready = left.length === 1 ? left[0] : complete[0] ?? null;
     // Confirm and Start over: one place each, under the prompt.
+    // Start over keeps its place when Confirm appears: a click meant for one never meets the other.
     const actions = h("div", { class: "decision-actions", testid: "decision-actions" },
+      picker.picks.length ? h("button", { type: "button", class: "secondary reset", testid: "reset", onclick: () => { picker.reset(); this.render(); } }, t("decision.reset")) : null,
       ready ? h("button", { type: "button", testid: "confirm", class: "primary", onclick: () => this.submit(ready.action) },
-        t("decision.confirm", { option: describeOption(ready.action, view, decision) })) : null,
-      picker.picks.length ? h("button", { type: "button", class: "secondary reset", testid: "reset", onclick: () => { picker.reset(); this.render(); } }, t("decision.reset")) : null);
+        t("decision.confirm", { option: describeOption(ready.action, view, decision) })) : null);
     const parts = [
       h("h2", {}, decisionPrompt(decision)),
       actions,
@@ -910,18 +937,19 @@ export class GamePage {
       this.sinceData = null;
       const items = this.chronicle.items.filter((item) => item.entry.action_applied);
       const round = this.lastRound();
+      this.sinceMoves = round.map((item) => ({ lines: item.lines, hexes: entryHexes(item.entry.action_applied ?? {}) }));
       if (round.length && round.at(-1) === items.at(-1)) {
         this.pastState(round[0].sequence - 1).then((before) => {
           if (!before?.view || this.sinceFor !== key || !this.view) return;
           this.sinceData = since(before.view, this.view, colourName(this.seat.colour));
           // Into the decision shown, under its instruction: the board is not drawn again.
-          const card = renderSince(this.sinceData, (hexes) => this.board.spot(hexes));
+          const card = renderSince(this.sinceData, (hexes) => this.board.spot(hexes), this.sinceMoves);
           const under = this.root.querySelector("[data-testid=decision] [data-testid=instruction]");
           if (card && under && !under.parentNode.querySelector("[data-testid=since]")) under.after(card);
         });
       }
     }
-    return this.sinceData ? renderSince(this.sinceData, (hexes) => this.board.spot(hexes)) : null;
+    return this.sinceData ? renderSince(this.sinceData, (hexes) => this.board.spot(hexes), this.sinceMoves) : null;
   }
 
   // What the option about to be confirmed will do, in words (and a voyage's group by colour).

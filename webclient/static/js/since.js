@@ -36,15 +36,19 @@ export function since(before, after, me) {
 const signed = (n) => (n > 0 ? `+${n}` : `\u2212${-n}`);
 
 // Pointing at an island's line (or focusing, or tapping it) shows it on the board.
-function spot(hex, onSpot) {
-  const show = () => onSpot([hex.split(",").map(Number)]);
+function spotHexes(hexes, onSpot) {
+  const show = () => onSpot(hexes);
   const hide = () => onSpot([]);
   return { onmouseenter: show, onmouseleave: hide, onfocus: show, onblur: hide, onclick: show };
 }
 
-// The card, or null when nothing changed for the points or this player's ships.
-export function renderSince({ points, islands }, onSpot) {
+const spot = (hex, onSpot) => spotHexes([hex.split(",").map(Number)], onSpot);
+
+// The card, or null when nothing changed for the points or this player's ships;
+// under it, folded, the others' moves in the log's words (`moves`: [{ lines, hexes }]).
+export function renderSince({ points, islands }, onSpot, moves = []) {
   if (!points.length && !islands.length) return null;
+  const told = moves.filter((m) => m.lines.length);
   return h("div", { class: "since", testid: "since", role: "note" },
     h("h3", {}, t("since.title")),
     points.length ? h("p", { testid: "since-points" }, t("since.points"), " ", ...points.map((p) =>
@@ -52,5 +56,8 @@ export function renderSince({ points, islands }, onSpot) {
         h("bdi", { dir: "ltr", class: p.delta > 0 ? "gain" : "loss" }, signed(p.delta))))) : null,
     islands.length ? h("p", { testid: "since-ships" }, t("since.ships"), " ", ...islands.map((i) =>
       h("span", { class: "since-item linked", "data-hex": i.hex, tabindex: "0", ...spot(i.hex, onSpot) },
-        t("since.island", { island: i.island, now: i.now, was: i.was })))) : null);
+        t("since.island", { island: i.island, now: i.now, was: i.was })))) : null,
+    told.length ? h("details", { testid: "since-moves" }, h("summary", {}, t("since.moves")),
+      h("ul", {}, ...told.map((m) => h("li", { class: m.hexes.length ? "linked" : null, tabindex: m.hexes.length ? "0" : null,
+        ...(m.hexes.length ? spotHexes(m.hexes, onSpot) : {}) }, m.lines.join(" "))))) : null);
 }
