@@ -14,7 +14,7 @@ bits above that; ships landing on a beach are then a plain addition.
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable, Iterator, Mapping
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from heapq import heappop, heappush
 from operator import add
 
@@ -104,6 +104,60 @@ class QuietGraph:
         #: The last position :meth:`_full` was asked about, and its answer: one
         #: decision asks about the same position several times.
         self._full_of: tuple[Position, list[int]] = ((), [])
+
+    def extended(self, placed: Sequence[tuple[Hex, Tile, int]]) -> QuietGraph:
+        """The graph of this board with the tiles ``placed`` (hex, tile, rotation) on
+        hexes that were empty, in that order.
+
+        Only a route that reached an empty hex can change (it may reach a new
+        tile now), so every other route is kept; island tiles add their beaches
+        after the others', as a graph built afresh orders them.
+        """
+        other = object.__new__(QuietGraph)
+        tiles = other._tiles = self._tiles.copy()
+        other._royal = self._royal  # a change of royal islands builds a graph afresh
+        other._routes = [
+            None if found is None or any(dest < 0 for dest, _ in found) else found
+            for found in self._routes
+        ]
+        other._always_loud = self._always_loud.copy()
+        other._can_end = {}
+        other._full_of = ((), [])
+        islands = list(self.islands)
+        index = self._index
+        first = self._first
+        island_of = self._island_of
+        moorings = self._moorings
+        jetties = self._jetties
+        capacity = self._capacity
+        grown = False
+        for at, tile, rot in placed:
+            tiles[at] = (tile, rot)
+            if not tile.is_island:
+                continue
+            if not grown:
+                grown = True
+                index, first, island_of = index.copy(), first.copy(), island_of.copy()
+                moorings, jetties, capacity = moorings.copy(), jetties.copy(), capacity.copy()
+            i = len(islands)
+            beach_moorings, beach_jetties = _BEACHES[tile.id, rot]
+            islands.append(at)
+            index[at] = i
+            first.append(first[-1] + len(beach_moorings))
+            island_of += [i] * len(beach_moorings)
+            moorings += beach_moorings
+            jetties += beach_jetties
+            capacity.append(sum(beach_moorings))
+            other._routes += [None] * len(beach_moorings)
+            other._always_loud += [False] * len(beach_moorings)
+        other.islands = tuple(islands)
+        other._index = index
+        other._first = first
+        other._island_of = island_of
+        other._moorings = moorings
+        other._jetties = jetties
+        other._capacity = capacity
+        return other
 
     def position(self, ships: Mapping[Hex, tuple[Colours, ...]]) -> Position:
         """The position of ``ships`` (royal islands' beaches are always empty)."""

@@ -78,13 +78,6 @@ class Decision:
         }
 
 
-def _neighbour(side: tuple[Hex, int]) -> Hex:
-    """The hex beyond a tile's side."""
-    (q, r), d = side
-    dq, dr = DIRECTIONS[d]
-    return (q + dq, r + dr)
-
-
 def _hex(value: Sequence[int]) -> list[int]:
     return [value[0], value[1]]
 
@@ -128,8 +121,13 @@ class Game:
         self._events: list[Event] = []
         self._result: dict[str, dict[str, int]] | None = None
         self._graph: QuietGraph | None = None
-        #: The open ends (R2), sorted, once a place decision asked (None: not worked
-        #: out); kept up to date as tiles are placed, forgotten when tiles are removed.
+        #: The last R11 analysis and the tiles placed since (None when tiles were
+        #: removed or royal islands changed since): the next one grows out of it.
+        self._grown: tuple[QuietGraph, tuple[tuple[Hex, Tile, int], ...]] | None = None
+        #: The open ends (R2) once a place decision asked (None: not worked out);
+        #: kept up to date as tiles are placed, forgotten when tiles are removed.
+        self._rim: frozenset[tuple[Hex, int]] | None = None
+        #: The open ends sorted, worked out when asked after the last change.
         self._ends: tuple[tuple[Hex, int], ...] | None = None
         #: The packed position of the ships on ``_graph`` (None: not worked out yet).
         self._position: Position | None = None
@@ -400,23 +398,32 @@ class Game:
         tiles = self._tiles
         tiles[at] = (tile, rot)
         if tile.is_island:
-            self._set_ships(at, tuple(() for _ in tile.beaches))
-        self._board_changed()
-        ends = self._ends
-        if ends is not None:
-            # The sides facing ``at`` close; the new tile's own open sides open.
-            q, r = at
-            kept = [e for e in ends if _neighbour(e) != at]
-            for d in _FACES[tile.id, rot]:
-                dq, dr = DIRECTIONS[d]
-                if (q + dq, r + dr) not in tiles:
-                    kept.append((at, d))
-            self._ends = tuple(sorted(kept))
-
-    def _board_changed(self) -> None:
-        """Tiles or royal islands changed: the R11 analysis is out of date."""
+            self._set_ships(at, _EMPTY[len(tile.beaches)])
+        # The R11 analysis is out of date; the next one grows out of the last.
+        if self._graph is not None:
+            self._grown = (self._graph, ((at, tile, rot),))
+        elif self._grown is not None:
+            self._grown = (self._grown[0], (*self._grown[1], (at, tile, rot)))
         self._graph = None
         self._position = None
+        rim = self._rim
+        if rim is not None:
+            # The sides facing ``at`` close; the new tile's own open sides open.
+            q, r = at
+            self._rim = (rim - _facing(q, r)).union(
+                [
+                    (at, d)
+                    for d in _FACES[tile.id, rot]
+                    if (q + DIRECTIONS[d][0], r + DIRECTIONS[d][1]) not in tiles
+                ]
+            )
+            self._ends = None
+
+    def _board_changed(self) -> None:
+        """Tiles were removed or royal islands changed: the R11 analysis is out of date."""
+        self._graph = None
+        self._position = None
+        self._grown = None
 
     def _set_ships(self, at: Hex, ships: tuple[Colours, ...]) -> None:
         """Every change of the ships on an island goes through here."""
@@ -481,12 +488,19 @@ class Game:
 
         If there are none, every empty side of a tile. The open ends are worked
         out when a place decision first asks, then kept up to date by every
-        placed tile (until a tile is removed); the empty sides, rarely wanted,
-        are worked out each time.
+        placed tile (until a tile is removed) and sorted when asked again; the
+        empty sides, rarely wanted, are worked out each time.
         """
-        if self._ends is None:
-            self._ends = self._empty_sides(open_only=True)
-        return self._ends or self._empty_sides(open_only=False)
+        ends = self._ends
+        if ends is None:
+            rim = self._rim
+            if rim is None:
+                ends = self._empty_sides(open_only=True)
+                self._rim = frozenset(ends)
+            else:
+                ends = tuple(sorted(rim))
+            self._ends = ends
+        return ends or self._empty_sides(open_only=False)
 
     def _empty_sides(self, *, open_only: bool) -> tuple[tuple[Hex, int], ...]:
         """Sides of tiles with no neighbour (only open ends, or all of them), sorted."""
@@ -503,7 +517,11 @@ class Game:
     def quiet_graph(self) -> QuietGraph:
         """The R11 analysis of the current board (tiles and royal islands)."""
         if self._graph is None:
-            self._graph = QuietGraph(self._tiles, self._royal)
+            if self._grown is None:
+                self._graph = QuietGraph(self._tiles, self._royal)
+            else:
+                self._graph = self._grown[0].extended(self._grown[1])
+                self._grown = None
         return self._graph
 
     def _quiet_position(self) -> tuple[QuietGraph, Position]:
@@ -682,7 +700,7 @@ class Game:
             for colour in ships:
                 self._supply[colour] += 1
             tile = self._tiles.pop(at)[0]
-            self._ends = None  # sides of the neighbours open again: worked out afresh
+            self._rim = self._ends = None  # the neighbours' sides open again: worked out afresh
             self._removed.append(tile.id)
             self._emit("island_removed", island=_hex(at), tile=tile.id, returned=_returned(ships))
         self._board_changed()
@@ -1057,6 +1075,15 @@ _ACTS: dict[str, Callable[[Game, Action], None]] = {
     "place": Game._act_place,
     "settle_ship": Game._act_settle_ship,
 }
+
+_EMPTY: tuple[tuple[Colours, ...], ...] = tuple(tuple(() for _ in range(n)) for n in range(7))
+
+
+@lru_cache(maxsize=4096)
+def _facing(q: int, r: int) -> frozenset[tuple[Hex, int]]:
+    """The sides of the six neighbours of ``(q, r)`` that face it."""
+    return frozenset(((q + dq, r + dr), (d + 3) % 6) for d, (dq, dr) in enumerate(DIRECTIONS))
+
 
 _MOORINGS: dict[str, tuple[int, ...]] = {t.id: t.moorings for t in TILES.values()}
 _FACES: dict[tuple[str, int], frozenset[int]] = {
