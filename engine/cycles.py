@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from heapq import heappop, heappush
+from itertools import chain
 from operator import add
 
 from .landing import Colours, landing_sizes
@@ -161,7 +162,7 @@ class QuietGraph:
 
     def position(self, ships: Mapping[Hex, tuple[Colours, ...]]) -> Position:
         """The position of ``ships`` (royal islands' beaches are always empty)."""
-        return tuple(pack(colours) for at in self.islands for colours in ships[at])
+        return tuple(map(pack, chain.from_iterable(map(ships.__getitem__, self.islands))))
 
     def moved(self, position: Position, at: Hex, ships: tuple[Colours, ...]) -> Position | None:
         """``position`` with the island at ``at`` now holding ``ships`` (None if the
@@ -308,9 +309,8 @@ class QuietGraph:
         return self._quiet_dest(position, k, self._jetty_route(at, b, d)) >= 0
 
     def _jetty_route(self, at: Hex, b: int, d: int) -> Route:
-        tile, rot = self._tiles[at]
-        jetties = [(j + rot) % 6 for j in tile.beaches[b].jetties]
-        return self.routes(self.beach(at, b))[jetties.index(d)]
+        k = self._first[self._index[at]] + b
+        return self.routes(k)[self._jetties[k].index(d)]
 
     def allowed_emigration(self, position: Position, at: Hex, b: int, d: int) -> bool:
         """R11.1: loud emigrations always; quiet ones if some landing after them can end."""

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from itertools import combinations
-from operator import itemgetter
+from operator import eq, itemgetter
 from typing import Any, TypeVar
 
 from .actions import validate
@@ -183,8 +183,18 @@ class Game:
         state = self.__dict__.copy()
         # Containers that change in place are copied; the rest (tuples, the R11
         # graph of the board, the events of the last action) never do.
-        for name in _MUTABLE:
-            state[name] = state[name].copy()
+        state.update(
+            actions=self.actions.copy(),
+            _draw_pile=self._draw_pile.copy(),
+            _tiles=self._tiles.copy(),
+            _ships=self._ships.copy(),
+            _royal=self._royal.copy(),
+            _founded=self._founded.copy(),
+            _removed=self._removed.copy(),
+            _supply=self._supply.copy(),
+            _at_sea=self._at_sea.copy(),
+            _full=self._full.copy(),
+        )
         other.__dict__ = state
         return other
 
@@ -431,13 +441,15 @@ class Game:
         if self._position is not None:
             # The graph is there whenever the position is; only this island's beaches change.
             self._position = self._graph.moved(self._position, at, ships)  # type: ignore[union-attr]
-        moorings = _MOORINGS[self._tiles[at][0].id]
+        moorings = self._tiles[at][0].moorings
         full = self._full
-        for b, colours in enumerate(ships):
-            if len(colours) == moorings[b]:
-                full.add((at, b))
-            else:
-                full.discard((at, b))
+        if full:
+            for side in [f for f in full if f[0] == at]:
+                full.discard(side)
+        if any(map(eq, map(len, ships), moorings)):
+            for b, colours in enumerate(ships):
+                if len(colours) == moorings[b]:
+                    full.add((at, b))
 
     def _draw(self, at: Hex, rot: int, why: str) -> Tile:
         """Draw the top tile and place it at ``at`` (R2); the caller checks R12."""
@@ -447,8 +459,15 @@ class Game:
         else:
             self._seas_left -= 1
         self._place(tile, at, rot)
-        self._emit(
-            "tile_placed", tile=tile.id, at=_hex(at), rot=rot, why=why, stack=self.stack_counts
+        self._events.append(
+            {
+                "kind": "tile_placed",
+                "tile": tile.id,
+                "at": [at[0], at[1]],
+                "rot": rot,
+                "why": why,
+                "stack": {"island": self._islands_left, "sea": self._seas_left},
+            }
         )
         return tile
 
@@ -470,7 +489,7 @@ class Game:
         self._supply[colour] -= n
 
     def _free(self, at: Hex) -> tuple[int, ...]:
-        moorings = _MOORINGS[self._tiles[at][0].id]
+        moorings = self._tiles[at][0].moorings
         return tuple(m - len(s) for m, s in zip(moorings, self._ships[at], strict=True))
 
     def _full_beaches(self) -> list[tuple[Hex, int]]:
@@ -552,12 +571,16 @@ class Game:
     def _start_turn(self) -> None:
         self._kind = TURN
         self._cleared_in_chain = False
-        self._emit("turn_started", player=self.seats[self._active])
+        self._events.append({"kind": "turn_started", "player": self.seats[self._active]})
 
     def _end_turn(self) -> None:
-        self._emit("turn_ended", player=self.seats[self._active])
-        self._active = (self._active + 1) % len(self.seats)
-        self._start_turn()
+        seats = self.seats
+        active = self._active
+        self._events.append({"kind": "turn_ended", "player": seats[active]})
+        active = self._active = (active + 1) % len(seats)
+        self._kind = TURN
+        self._cleared_in_chain = False
+        self._events.append({"kind": "turn_started", "player": seats[active]})
 
     def _act_expand(self, action: Action) -> None:
         """R5: k ships on k different beaches of one island, with R5.3's take first."""
@@ -908,16 +931,14 @@ class Game:
 
     def _land_options(self) -> list[Keyed]:
         """R8, with R11.1's restriction after a quiet emigration."""
-        found = list(_landing_options(self._group, self._free(self._island)))
+        keyed, arrangements = _landing_options(self._group, self._free(self._island))
         if self._restricted:
             graph, position = self._quiet_position()
             at = self._island
             if not graph.landing_is_free(position, at):
-                ends = graph.landings_can_end(position, at, (o[2] for o in found))
-                found = [o for o, can in zip(found, ends, strict=True) if can]
-        return [
-            (key, {"act": "land", "ships": [list(s) for s in ships]}) for key, ships, _ in found
-        ]
+                ends = graph.landings_can_end(position, at, arrangements)
+                return [o for o, can in zip(keyed, ends, strict=True) if can]
+        return list(keyed)
 
     # ------------------------------------------------------------------ random options
 
@@ -1048,20 +1069,6 @@ class Game:
         }
 
 
-#: The attributes of a game that change in place, which :meth:`Game.copy` copies.
-_MUTABLE = (
-    "actions",
-    "_draw_pile",
-    "_tiles",
-    "_ships",
-    "_royal",
-    "_founded",
-    "_removed",
-    "_supply",
-    "_at_sea",
-    "_full",
-)
-
 #: What each act does: the method of :class:`Game` that applies it.
 _ACTS: dict[str, Callable[[Game, Action], None]] = {
     "setup": Game._act_setup,
@@ -1085,7 +1092,6 @@ def _facing(q: int, r: int) -> frozenset[tuple[Hex, int]]:
     return frozenset(((q + dq, r + dr), (d + 3) % 6) for d, (dq, dr) in enumerate(DIRECTIONS))
 
 
-_MOORINGS: dict[str, tuple[int, ...]] = {t.id: t.moorings for t in TILES.values()}
 _FACES: dict[tuple[str, int], frozenset[int]] = {
     (t.id, rot): t.faces(rot) for t in TILES.values() for rot in range(6)
 }
@@ -1123,15 +1129,17 @@ def _expansions(q: int, r: int, beaches: int, k: int) -> tuple[Keyed, ...]:
 @lru_cache(maxsize=4096)
 def _landing_options(
     group: Colours, free: tuple[int, ...]
-) -> tuple[tuple[str, tuple[tuple[int, str], ...], tuple[int, ...]], ...]:
-    """R8.2's arrangements as (canonical JSON, ships, packed arrangement)."""
-    found = []
-    for arrangement in landings(group, free):
+) -> tuple[tuple[Keyed, ...], tuple[tuple[int, ...], ...]]:
+    """R8.2's arrangements as options (with their canonical JSON) and packed, in the
+    same order (options are never changed once made, so games share them)."""
+    keyed: list[Keyed] = []
+    arrangements = landings(group, free)
+    for arrangement in arrangements:
         parts = [_share(b, share) for b, share in enumerate(arrangement) if share]
         listed = ",".join(text for text, _ in parts)
-        ships = tuple(ship for _, beach in parts for ship in beach)
-        found.append((f'{{"act":"land","ships":[{listed}]}}', ships, arrangement))
-    return tuple(found)
+        ships = [[b, c] for _, beach in parts for b, c in beach]
+        keyed.append((f'{{"act":"land","ships":[{listed}]}}', {"act": "land", "ships": ships}))
+    return tuple(keyed), arrangements
 
 
 @cache
