@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from heapq import heappop, heappush
 from itertools import chain
-from operator import add
+from operator import add, sub
 
 from .landing import Colours, landing_sizes
 from .tiles import COLOURS, TILES, Hex, Tile, neighbour, opposite
@@ -42,6 +42,19 @@ def pack(colours: Colours) -> int:
     packed = _PACKED.get(colours)
     if packed is None:
         packed = _PACKED[colours] = sum(_SHIP[c] for c in colours)
+    return packed
+
+
+_ISLANDS: dict[tuple[Colours, ...], tuple[int, ...]] = {}
+
+
+def pack_island(ships: tuple[Colours, ...]) -> tuple[int, ...]:
+    """The packed form of each beach of an island (remembered: islands repeat)."""
+    packed = _ISLANDS.get(ships)
+    if packed is None:
+        if len(_ISLANDS) >= _CACHE_LIMIT:
+            _ISLANDS.clear()
+        packed = _ISLANDS[ships] = tuple(map(pack, ships))
     return packed
 
 
@@ -162,7 +175,7 @@ class QuietGraph:
 
     def position(self, ships: Mapping[Hex, tuple[Colours, ...]]) -> Position:
         """The position of ``ships`` (royal islands' beaches are always empty)."""
-        return tuple(map(pack, chain.from_iterable(map(ships.__getitem__, self.islands))))
+        return tuple(chain.from_iterable(map(pack_island, map(ships.__getitem__, self.islands))))
 
     def moved(self, position: Position, at: Hex, ships: tuple[Colours, ...]) -> Position | None:
         """``position`` with the island at ``at`` now holding ``ships`` (None if the
@@ -171,7 +184,8 @@ class QuietGraph:
         if i is None:
             return None
         first, last = self._first[i], self._first[i + 1]
-        return (*position[:first], *map(pack, ships), *position[last:])
+        packed = _ISLANDS.get(ships) or pack_island(ships)
+        return (*position[:first], *packed, *position[last:])
 
     def beach(self, at: Hex, b: int) -> int:
         """The flat index of beach ``b`` of the island at ``at``."""
@@ -704,7 +718,7 @@ def _shapes(counts: tuple[int, ...], free: tuple[int, ...]) -> list[tuple[tuple[
         found = []
         landing = min(sum(counts), sum(free))
         for sizes in landing_sizes(free, landing):
-            _deal(sizes, 0, counts, (), found)
+            found += _dealt(sizes, counts)
         found.sort(
             key=lambda a: sum(1 for share, f in zip(a, free, strict=True) if f and sum(share) == f)
         )
@@ -714,20 +728,30 @@ def _shapes(counts: tuple[int, ...], free: tuple[int, ...]) -> list[tuple[tuple[
     return found
 
 
-def _deal(
-    sizes: tuple[int, ...],
-    at: int,
-    left: tuple[int, ...],
-    dealt: tuple[tuple[int, ...], ...],
-    out: list[tuple[tuple[int, ...], ...]],
-) -> None:
-    """Deal the ships counted in ``left`` to the beaches from ``at`` on, ``sizes[i]`` each."""
-    if at == len(sizes):
-        out.append(dealt)
-        return
-    for share in _shares(left, sizes[at]):
-        rest = tuple(n - k for n, k in zip(left, share, strict=True))
-        _deal(sizes, at + 1, rest, (*dealt, share), out)
+_DEALT: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[tuple[int, ...], ...], ...]] = {}
+
+
+def _dealt(
+    sizes: tuple[int, ...], left: tuple[int, ...]
+) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """Every way to deal the ships counted in ``left`` to beaches taking ``sizes[i]``
+    each, first beach's share first; remembered, as other landings share the tails."""
+    key = (sizes, left)
+    found = _DEALT.get(key)
+    if found is None:
+        if not sizes:
+            found = ((),)
+        else:
+            rest = sizes[1:]
+            found = tuple(
+                (share, *tail)
+                for share in _shares(left, sizes[0])
+                for tail in _dealt(rest, tuple(map(sub, left, share)))
+            )
+        if len(_DEALT) >= _CACHE_LIMIT:
+            _DEALT.clear()
+        _DEALT[key] = found
+    return found
 
 
 _SHARES: dict[tuple[tuple[int, ...], int], tuple[tuple[int, ...], ...]] = {}
