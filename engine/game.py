@@ -931,14 +931,14 @@ class Game:
 
     def _land_options(self) -> list[Keyed]:
         """R8, with R11.1's restriction after a quiet emigration."""
-        keyed, arrangements = _landing_options(self._group, self._free(self._island))
+        found = _landing_options(self._group, self._free(self._island))
         if self._restricted:
             graph, position = self._quiet_position()
             at = self._island
             if not graph.landing_is_free(position, at):
-                ends = graph.landings_can_end(position, at, arrangements)
-                return [o for o, can in zip(keyed, ends, strict=True) if can]
-        return list(keyed)
+                ends = graph.landings_can_end(position, at, (o[2] for o in found))
+                found = tuple(o for o, can in zip(found, ends, strict=True) if can)
+        return [(key, {"act": "land", "ships": list(ships)}) for key, ships, _ in found]
 
     # ------------------------------------------------------------------ random options
 
@@ -1129,24 +1129,30 @@ def _expansions(q: int, r: int, beaches: int, k: int) -> tuple[Keyed, ...]:
 @lru_cache(maxsize=4096)
 def _landing_options(
     group: Colours, free: tuple[int, ...]
-) -> tuple[tuple[Keyed, ...], tuple[tuple[int, ...], ...]]:
-    """R8.2's arrangements as options (with their canonical JSON) and packed, in the
-    same order (options are never changed once made, so games share them)."""
-    keyed: list[Keyed] = []
-    arrangements = landings(group, free)
-    for arrangement in arrangements:
+) -> tuple[tuple[str, tuple[list[Any], ...], tuple[int, ...]], ...]:
+    """R8.2's arrangements as (canonical JSON, the ``ships`` of the option, packed
+    arrangement); a beach's ``[b, colour]`` is one list shared by every option naming it
+    (options are never changed once made)."""
+    found = []
+    for arrangement in landings(group, free):
         parts = [_share(b, share) for b, share in enumerate(arrangement) if share]
         listed = ",".join(text for text, _ in parts)
-        ships = [[b, c] for _, beach in parts for b, c in beach]
-        keyed.append((f'{{"act":"land","ships":[{listed}]}}', {"act": "land", "ships": ships}))
-    return tuple(keyed), arrangements
+        ships = tuple(ship for _, beach in parts for ship in beach)
+        found.append((f'{{"act":"land","ships":[{listed}]}}', ships, arrangement))
+    return tuple(found)
 
 
 @cache
-def _share(b: int, share: int) -> tuple[str, tuple[tuple[int, str], ...]]:
+def _share(b: int, share: int) -> tuple[str, tuple[list[Any], ...]]:
     """The ships a beach receives in a landing (packed ``share``): JSON text and pairs."""
-    ships = tuple((b, c) for c in unpack(share))
+    ships = tuple(_ship(b, c) for c in unpack(share))
     return ",".join(f'[{b},"{c}"]' for _, c in ships), ships
+
+
+@cache
+def _ship(b: int, colour: str) -> list[Any]:
+    """A ship of ``colour`` landing on beach ``b``, as options write it (shared)."""
+    return [b, colour]
 
 
 def rank(points: dict[str, int], islands: dict[str, int], ships: dict[str, int]) -> dict[str, int]:
