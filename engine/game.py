@@ -181,18 +181,16 @@ class Game:
         """An independent copy of this game (for searching bots and what-ifs)."""
         other = object.__new__(Game)
         state = self.__dict__.copy()
-        # Containers that change in place are copied; the rest (tuples, the R11
-        # graph of the board, the events of the last action) never do.
+        # Containers that change in place are copied; the rest are shared: tuples,
+        # the R11 graph of the board, the events of the last action, and what
+        # changes so rarely (royal islands, islands removed, ships stranded) that
+        # it is replaced rather than changed.
         state.update(
             actions=self.actions.copy(),
             _draw_pile=self._draw_pile.copy(),
             _tiles=self._tiles.copy(),
             _ships=self._ships.copy(),
-            _royal=self._royal.copy(),
-            _founded=self._founded.copy(),
-            _removed=self._removed.copy(),
             _supply=self._supply.copy(),
-            _at_sea=self._at_sea.copy(),
             _full=self._full.copy(),
         )
         other.__dict__ = state
@@ -625,8 +623,9 @@ class Game:
         ships = [c for s in self._ships[at] for c in s]
         self._set_ships(at, tuple(() for _ in self._ships[at]))
         self._supply[player] += len(ships) - 1
-        self._royal[at] = player
-        self._founded[player] += 1
+        # Replaced, not changed in place: copies of a game share these (see copy()).
+        self._royal = {**self._royal, at: player}
+        self._founded = {**self._founded, player: self._founded[player] + 1}
         self._board_changed()
         self._emit(
             "royal_founded",
@@ -724,7 +723,7 @@ class Game:
                 self._supply[colour] += 1
             tile = self._tiles.pop(at)[0]
             self._rim = self._ends = None  # the neighbours' sides open again: worked out afresh
-            self._removed.append(tile.id)
+            self._removed = [*self._removed, tile.id]  # replaced: copies share it
             self._emit("island_removed", island=_hex(at), tile=tile.id, returned=_returned(ships))
         self._board_changed()
 
@@ -749,7 +748,7 @@ class Game:
             if placed is None:
                 tile = self._draw(ahead, opposite(heading), "voyage")
                 if self._stack_exhausted() and tile.is_sea:
-                    self._at_sea.extend(group)
+                    self._at_sea = [*self._at_sea, *group]  # replaced: copies share it
                     self._emit("stranded", at=_hex(ahead), tile=tile.id, group=list(group))
                     self._finish()
                     return
