@@ -843,11 +843,22 @@ class Game:
     def _turn_options(self) -> list[Keyed]:
         """R4, R5, R9, R10: the options at the start of a turn."""
         options: list[Keyed] = []
-        for count, act, data in self._turn_groups():
+        # Every group whole, in any order (they are sorted next): as _turn_option
+        # numbers them, without a call per option.
+        for _, act, data in self._turn_groups():
             if act == "expand":
                 options += data[1]
+            elif act == "take":
+                at, beaches, takes = data
+                options += [_take_option(at, b, t) for t in takes for b in range(beaches)]
+            elif act == "single":
+                options += [_beach_option("single", q, r, b) for q, r, b in data]
+            elif act == "tonga":
+                options += [_tonga_option(b1, b2) for b1, b2 in data]
+            elif act == "royal":
+                options.append(_royal_option(*data))
             else:
-                options += [_turn_option(act, data, i) for i in range(count)]
+                options.append(_SETTLE)
         return options
 
     def _turn_groups(self) -> list[tuple[int, str, Any]]:
@@ -916,10 +927,7 @@ class Game:
         """R7 with R11.1: every jetty of every full beach, quiet ones only if they can end."""
         graph, position = self._quiet_position()
         return [
-            (
-                f'{{"act":"emigrate","beach":[{at[0]},{at[1]},{b}],"dir":{d}}}',
-                {"act": "emigrate", "beach": [at[0], at[1], b], "dir": d},
-            )
+            _emigrate_option(at[0], at[1], b, d)
             for at, b, d in self._emigrations()
             if graph.allowed_emigration(position, at, b, d)
         ]
@@ -1100,6 +1108,13 @@ _FACES: dict[tuple[str, int], frozenset[int]] = {
 def _combinations(beaches: int, k: int) -> tuple[tuple[tuple[int, ...], str], ...]:
     """The ``k``-subsets of ``beaches`` beaches, each with its JSON list body (R5.2)."""
     return tuple((c, ",".join(map(str, c))) for c in combinations(range(beaches), k))
+
+
+@lru_cache(maxsize=8192)
+def _emigrate_option(q: int, r: int, b: int, d: int) -> Keyed:
+    """The option of emigrating from beach ``b`` of ``(q, r)`` out of ``d`` (shared by games)."""
+    key = f'{{"act":"emigrate","beach":[{q},{r},{b}],"dir":{d}}}'
+    return key, {"act": "emigrate", "beach": [q, r, b], "dir": d}
 
 
 @lru_cache(maxsize=8192)
