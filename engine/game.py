@@ -596,7 +596,9 @@ class Game:
         q, r = action["island"]
         self._add_ships((q, r), action["beaches"], player)
         beaches = [[q, r, b] for b in action["beaches"]]
-        self._emit("ships_placed", player=player, beaches=beaches, why="expand")
+        self._events.append(
+            {"kind": "ships_placed", "player": player, "beaches": beaches, "why": "expand"}
+        )
         self._continue_chain()
 
     def _act_tonga(self, action: Action) -> None:
@@ -739,7 +741,15 @@ class Game:
         group = ships[b]
         ships[b] = ()
         self._set_ships(start, tuple(ships))
-        self._emit("emigrated", player=player, beach=[q, r, b], dir=heading, group=list(group))
+        self._events.append(
+            {
+                "kind": "emigrated",
+                "player": player,
+                "beach": [q, r, b],
+                "dir": heading,
+                "group": list(group),
+            }
+        )
         colours = len(set(group))
         here = start
         while True:
@@ -766,7 +776,8 @@ class Game:
             leave, danger = tile.exits[enter]
             out = (leave + rot) % 6
             crossing = {
-                "at": _hex(ahead),
+                "kind": "sea_crossed",
+                "at": [ahead[0], ahead[1]],
                 "tile": tile.id,
                 "enter": opposite(heading),
                 "exit": out,
@@ -776,10 +787,12 @@ class Game:
             if danger > colours:
                 for colour in group:
                     self._supply[colour] += 1
-                self._emit("voyage_failed", **crossing, returned=_returned(group))
+                crossing["kind"] = "voyage_failed"  # first: an event's kind leads
+                crossing["returned"] = _returned(group)
+                self._events.append(crossing)
                 self._continue_chain()
                 return
-            self._emit("sea_crossed", **crossing)
+            self._events.append(crossing)
             here, heading = ahead, out
 
     def _ask_landing(self, at: Hex, group: Colours, *, restricted: bool) -> None:
@@ -801,12 +814,14 @@ class Game:
         self._set_ships((q, r), tuple(tuple(sorted(s)) for s in ships))
         for colour in left:
             self._supply[colour] += 1
-        self._emit(
-            "landed",
-            player=player,
-            island=[q, r],
-            ships=[list(s) for s in action["ships"]],
-            returned=_returned(left),
+        self._events.append(
+            {
+                "kind": "landed",
+                "player": player,
+                "island": [q, r],
+                "ships": [list(s) for s in action["ships"]],
+                "returned": _returned(left),
+            }
         )
         self._group = ()
         if self._last:
