@@ -911,8 +911,9 @@ class Game:
                     )
                 groups.append((len(takes) * beaches, "take", ((q, r), beaches, takes)))
             if self._founded[player] < 2:
-                for at in mine:
-                    alone = all(c == player for s in self._ships[at] for c in s)
+                for at, n in mine.items():
+                    # Alone on the island: every ship on it is one of the player's n.
+                    alone = sum(map(len, self._ships[at])) == n
                     if alone and self._tiles[at][0].id != START_ISLAND:
                         groups.append((1, "royal", at))
             return groups
