@@ -14,9 +14,10 @@ bits above that; ships landing on a beach are then a plain addition.
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable, Iterator, Mapping
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from heapq import heappop, heappush
-from operator import add
+from itertools import chain
+from operator import add, sub
 
 from .landing import Colours, landing_sizes
 from .tiles import COLOURS, TILES, Hex, Tile, neighbour, opposite
@@ -41,6 +42,19 @@ def pack(colours: Colours) -> int:
     packed = _PACKED.get(colours)
     if packed is None:
         packed = _PACKED[colours] = sum(_SHIP[c] for c in colours)
+    return packed
+
+
+_ISLANDS: dict[tuple[Colours, ...], tuple[int, ...]] = {}
+
+
+def pack_island(ships: tuple[Colours, ...]) -> tuple[int, ...]:
+    """The packed form of each beach of an island (remembered: islands repeat)."""
+    packed = _ISLANDS.get(ships)
+    if packed is None:
+        if len(_ISLANDS) >= _CACHE_LIMIT:
+            _ISLANDS.clear()
+        packed = _ISLANDS[ships] = tuple(map(pack, ships))
     return packed
 
 
@@ -105,9 +119,63 @@ class QuietGraph:
         #: decision asks about the same position several times.
         self._full_of: tuple[Position, list[int]] = ((), [])
 
+    def extended(self, placed: Sequence[tuple[Hex, Tile, int]]) -> QuietGraph:
+        """The graph of this board with the tiles ``placed`` (hex, tile, rotation) on
+        hexes that were empty, in that order.
+
+        Only a route that reached an empty hex can change (it may reach a new
+        tile now), so every other route is kept; island tiles add their beaches
+        after the others', as a graph built afresh orders them.
+        """
+        other = object.__new__(QuietGraph)
+        tiles = other._tiles = self._tiles.copy()
+        other._royal = self._royal  # a change of royal islands builds a graph afresh
+        other._routes = [
+            None if found is None or any(dest < 0 for dest, _ in found) else found
+            for found in self._routes
+        ]
+        other._always_loud = self._always_loud.copy()
+        other._can_end = {}
+        other._full_of = ((), [])
+        islands = list(self.islands)
+        index = self._index
+        first = self._first
+        island_of = self._island_of
+        moorings = self._moorings
+        jetties = self._jetties
+        capacity = self._capacity
+        grown = False
+        for at, tile, rot in placed:
+            tiles[at] = (tile, rot)
+            if not tile.is_island:
+                continue
+            if not grown:
+                grown = True
+                index, first, island_of = index.copy(), first.copy(), island_of.copy()
+                moorings, jetties, capacity = moorings.copy(), jetties.copy(), capacity.copy()
+            i = len(islands)
+            beach_moorings, beach_jetties = _BEACHES[tile.id, rot]
+            islands.append(at)
+            index[at] = i
+            first.append(first[-1] + len(beach_moorings))
+            island_of += [i] * len(beach_moorings)
+            moorings += beach_moorings
+            jetties += beach_jetties
+            capacity.append(sum(beach_moorings))
+            other._routes += [None] * len(beach_moorings)
+            other._always_loud += [False] * len(beach_moorings)
+        other.islands = tuple(islands)
+        other._index = index
+        other._first = first
+        other._island_of = island_of
+        other._moorings = moorings
+        other._jetties = jetties
+        other._capacity = capacity
+        return other
+
     def position(self, ships: Mapping[Hex, tuple[Colours, ...]]) -> Position:
         """The position of ``ships`` (royal islands' beaches are always empty)."""
-        return tuple(pack(colours) for at in self.islands for colours in ships[at])
+        return tuple(chain.from_iterable(map(pack_island, map(ships.__getitem__, self.islands))))
 
     def moved(self, position: Position, at: Hex, ships: tuple[Colours, ...]) -> Position | None:
         """``position`` with the island at ``at`` now holding ``ships`` (None if the
@@ -116,7 +184,8 @@ class QuietGraph:
         if i is None:
             return None
         first, last = self._first[i], self._first[i + 1]
-        return (*position[:first], *map(pack, ships), *position[last:])
+        packed = _ISLANDS.get(ships) or pack_island(ships)
+        return (*position[:first], *packed, *position[last:])
 
     def beach(self, at: Hex, b: int) -> int:
         """The flat index of beach ``b`` of the island at ``at``."""
@@ -254,9 +323,8 @@ class QuietGraph:
         return self._quiet_dest(position, k, self._jetty_route(at, b, d)) >= 0
 
     def _jetty_route(self, at: Hex, b: int, d: int) -> Route:
-        tile, rot = self._tiles[at]
-        jetties = [(j + rot) % 6 for j in tile.beaches[b].jetties]
-        return self.routes(self.beach(at, b))[jetties.index(d)]
+        k = self._first[self._index[at]] + b
+        return self.routes(k)[self._jetties[k].index(d)]
 
     def allowed_emigration(self, position: Position, at: Hex, b: int, d: int) -> bool:
         """R11.1: loud emigrations always; quiet ones if some landing after them can end."""
@@ -650,7 +718,7 @@ def _shapes(counts: tuple[int, ...], free: tuple[int, ...]) -> list[tuple[tuple[
         found = []
         landing = min(sum(counts), sum(free))
         for sizes in landing_sizes(free, landing):
-            _deal(sizes, 0, counts, (), found)
+            found += _dealt(sizes, counts)
         found.sort(
             key=lambda a: sum(1 for share, f in zip(a, free, strict=True) if f and sum(share) == f)
         )
@@ -660,20 +728,30 @@ def _shapes(counts: tuple[int, ...], free: tuple[int, ...]) -> list[tuple[tuple[
     return found
 
 
-def _deal(
-    sizes: tuple[int, ...],
-    at: int,
-    left: tuple[int, ...],
-    dealt: tuple[tuple[int, ...], ...],
-    out: list[tuple[tuple[int, ...], ...]],
-) -> None:
-    """Deal the ships counted in ``left`` to the beaches from ``at`` on, ``sizes[i]`` each."""
-    if at == len(sizes):
-        out.append(dealt)
-        return
-    for share in _shares(left, sizes[at]):
-        rest = tuple(n - k for n, k in zip(left, share, strict=True))
-        _deal(sizes, at + 1, rest, (*dealt, share), out)
+_DEALT: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[tuple[int, ...], ...], ...]] = {}
+
+
+def _dealt(
+    sizes: tuple[int, ...], left: tuple[int, ...]
+) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """Every way to deal the ships counted in ``left`` to beaches taking ``sizes[i]``
+    each, first beach's share first; remembered, as other landings share the tails."""
+    key = (sizes, left)
+    found = _DEALT.get(key)
+    if found is None:
+        if not sizes:
+            found = ((),)
+        else:
+            rest = sizes[1:]
+            found = tuple(
+                (share, *tail)
+                for share in _shares(left, sizes[0])
+                for tail in _dealt(rest, tuple(map(sub, left, share)))
+            )
+        if len(_DEALT) >= _CACHE_LIMIT:
+            _DEALT.clear()
+        _DEALT[key] = found
+    return found
 
 
 _SHARES: dict[tuple[tuple[int, ...], int], tuple[tuple[int, ...], ...]] = {}

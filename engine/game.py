@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from itertools import combinations
-from operator import itemgetter
+from operator import eq, itemgetter
 from typing import Any, TypeVar
 
 from .actions import validate
@@ -78,13 +78,6 @@ class Decision:
         }
 
 
-def _neighbour(side: tuple[Hex, int]) -> Hex:
-    """The hex beyond a tile's side."""
-    (q, r), d = side
-    dq, dr = DIRECTIONS[d]
-    return (q + dq, r + dr)
-
-
 def _hex(value: Sequence[int]) -> list[int]:
     return [value[0], value[1]]
 
@@ -128,8 +121,13 @@ class Game:
         self._events: list[Event] = []
         self._result: dict[str, dict[str, int]] | None = None
         self._graph: QuietGraph | None = None
-        #: The open ends (R2), sorted, once a place decision asked (None: not worked
-        #: out); kept up to date as tiles are placed, forgotten when tiles are removed.
+        #: The last R11 analysis and the tiles placed since (None when tiles were
+        #: removed or royal islands changed since): the next one grows out of it.
+        self._grown: tuple[QuietGraph, tuple[tuple[Hex, Tile, int], ...]] | None = None
+        #: The open ends (R2) once a place decision asked (None: not worked out);
+        #: kept up to date as tiles are placed, forgotten when tiles are removed.
+        self._rim: frozenset[tuple[Hex, int]] | None = None
+        #: The open ends sorted, worked out when asked after the last change.
         self._ends: tuple[tuple[Hex, int], ...] | None = None
         #: The packed position of the ships on ``_graph`` (None: not worked out yet).
         self._position: Position | None = None
@@ -183,10 +181,18 @@ class Game:
         """An independent copy of this game (for searching bots and what-ifs)."""
         other = object.__new__(Game)
         state = self.__dict__.copy()
-        # Containers that change in place are copied; the rest (tuples, the R11
-        # graph of the board, the events of the last action) never do.
-        for name in _MUTABLE:
-            state[name] = state[name].copy()
+        # Containers that change in place are copied; the rest are shared: tuples,
+        # the R11 graph of the board, the events of the last action, and what
+        # changes so rarely (royal islands, islands removed, ships stranded) that
+        # it is replaced rather than changed.
+        state.update(
+            actions=self.actions.copy(),
+            _draw_pile=self._draw_pile.copy(),
+            _tiles=self._tiles.copy(),
+            _ships=self._ships.copy(),
+            _supply=self._supply.copy(),
+            _full=self._full.copy(),
+        )
         other.__dict__ = state
         return other
 
@@ -400,23 +406,32 @@ class Game:
         tiles = self._tiles
         tiles[at] = (tile, rot)
         if tile.is_island:
-            self._set_ships(at, tuple(() for _ in tile.beaches))
-        self._board_changed()
-        ends = self._ends
-        if ends is not None:
-            # The sides facing ``at`` close; the new tile's own open sides open.
-            q, r = at
-            kept = [e for e in ends if _neighbour(e) != at]
-            for d in _FACES[tile.id, rot]:
-                dq, dr = DIRECTIONS[d]
-                if (q + dq, r + dr) not in tiles:
-                    kept.append((at, d))
-            self._ends = tuple(sorted(kept))
-
-    def _board_changed(self) -> None:
-        """Tiles or royal islands changed: the R11 analysis is out of date."""
+            self._set_ships(at, _EMPTY[len(tile.beaches)])
+        # The R11 analysis is out of date; the next one grows out of the last.
+        if self._graph is not None:
+            self._grown = (self._graph, ((at, tile, rot),))
+        elif self._grown is not None:
+            self._grown = (self._grown[0], (*self._grown[1], (at, tile, rot)))
         self._graph = None
         self._position = None
+        rim = self._rim
+        if rim is not None:
+            # The sides facing ``at`` close; the new tile's own open sides open.
+            q, r = at
+            self._rim = (rim - _facing(q, r)).union(
+                [
+                    (at, d)
+                    for d in _FACES[tile.id, rot]
+                    if (q + DIRECTIONS[d][0], r + DIRECTIONS[d][1]) not in tiles
+                ]
+            )
+            self._ends = None
+
+    def _board_changed(self) -> None:
+        """Tiles were removed or royal islands changed: the R11 analysis is out of date."""
+        self._graph = None
+        self._position = None
+        self._grown = None
 
     def _set_ships(self, at: Hex, ships: tuple[Colours, ...]) -> None:
         """Every change of the ships on an island goes through here."""
@@ -424,13 +439,15 @@ class Game:
         if self._position is not None:
             # The graph is there whenever the position is; only this island's beaches change.
             self._position = self._graph.moved(self._position, at, ships)  # type: ignore[union-attr]
-        moorings = _MOORINGS[self._tiles[at][0].id]
+        moorings = self._tiles[at][0].moorings
         full = self._full
-        for b, colours in enumerate(ships):
-            if len(colours) == moorings[b]:
-                full.add((at, b))
-            else:
-                full.discard((at, b))
+        if full:
+            for side in [f for f in full if f[0] == at]:
+                full.discard(side)
+        if any(map(eq, map(len, ships), moorings)):
+            for b, colours in enumerate(ships):
+                if len(colours) == moorings[b]:
+                    full.add((at, b))
 
     def _draw(self, at: Hex, rot: int, why: str) -> Tile:
         """Draw the top tile and place it at ``at`` (R2); the caller checks R12."""
@@ -440,8 +457,15 @@ class Game:
         else:
             self._seas_left -= 1
         self._place(tile, at, rot)
-        self._emit(
-            "tile_placed", tile=tile.id, at=_hex(at), rot=rot, why=why, stack=self.stack_counts
+        self._events.append(
+            {
+                "kind": "tile_placed",
+                "tile": tile.id,
+                "at": [at[0], at[1]],
+                "rot": rot,
+                "why": why,
+                "stack": {"island": self._islands_left, "sea": self._seas_left},
+            }
         )
         return tile
 
@@ -463,7 +487,7 @@ class Game:
         self._supply[colour] -= n
 
     def _free(self, at: Hex) -> tuple[int, ...]:
-        moorings = _MOORINGS[self._tiles[at][0].id]
+        moorings = self._tiles[at][0].moorings
         return tuple(m - len(s) for m, s in zip(moorings, self._ships[at], strict=True))
 
     def _full_beaches(self) -> list[tuple[Hex, int]]:
@@ -481,12 +505,19 @@ class Game:
 
         If there are none, every empty side of a tile. The open ends are worked
         out when a place decision first asks, then kept up to date by every
-        placed tile (until a tile is removed); the empty sides, rarely wanted,
-        are worked out each time.
+        placed tile (until a tile is removed) and sorted when asked again; the
+        empty sides, rarely wanted, are worked out each time.
         """
-        if self._ends is None:
-            self._ends = self._empty_sides(open_only=True)
-        return self._ends or self._empty_sides(open_only=False)
+        ends = self._ends
+        if ends is None:
+            rim = self._rim
+            if rim is None:
+                ends = self._empty_sides(open_only=True)
+                self._rim = frozenset(ends)
+            else:
+                ends = tuple(sorted(rim))
+            self._ends = ends
+        return ends or self._empty_sides(open_only=False)
 
     def _empty_sides(self, *, open_only: bool) -> tuple[tuple[Hex, int], ...]:
         """Sides of tiles with no neighbour (only open ends, or all of them), sorted."""
@@ -503,7 +534,11 @@ class Game:
     def quiet_graph(self) -> QuietGraph:
         """The R11 analysis of the current board (tiles and royal islands)."""
         if self._graph is None:
-            self._graph = QuietGraph(self._tiles, self._royal)
+            if self._grown is None:
+                self._graph = QuietGraph(self._tiles, self._royal)
+            else:
+                self._graph = self._grown[0].extended(self._grown[1])
+                self._grown = None
         return self._graph
 
     def _quiet_position(self) -> tuple[QuietGraph, Position]:
@@ -534,12 +569,16 @@ class Game:
     def _start_turn(self) -> None:
         self._kind = TURN
         self._cleared_in_chain = False
-        self._emit("turn_started", player=self.seats[self._active])
+        self._events.append({"kind": "turn_started", "player": self.seats[self._active]})
 
     def _end_turn(self) -> None:
-        self._emit("turn_ended", player=self.seats[self._active])
-        self._active = (self._active + 1) % len(self.seats)
-        self._start_turn()
+        seats = self.seats
+        active = self._active
+        self._events.append({"kind": "turn_ended", "player": seats[active]})
+        active = self._active = (active + 1) % len(seats)
+        self._kind = TURN
+        self._cleared_in_chain = False
+        self._events.append({"kind": "turn_started", "player": seats[active]})
 
     def _act_expand(self, action: Action) -> None:
         """R5: k ships on k different beaches of one island, with R5.3's take first."""
@@ -557,7 +596,9 @@ class Game:
         q, r = action["island"]
         self._add_ships((q, r), action["beaches"], player)
         beaches = [[q, r, b] for b in action["beaches"]]
-        self._emit("ships_placed", player=player, beaches=beaches, why="expand")
+        self._events.append(
+            {"kind": "ships_placed", "player": player, "beaches": beaches, "why": "expand"}
+        )
         self._continue_chain()
 
     def _act_tonga(self, action: Action) -> None:
@@ -584,8 +625,9 @@ class Game:
         ships = [c for s in self._ships[at] for c in s]
         self._set_ships(at, tuple(() for _ in self._ships[at]))
         self._supply[player] += len(ships) - 1
-        self._royal[at] = player
-        self._founded[player] += 1
+        # Replaced, not changed in place: copies of a game share these (see copy()).
+        self._royal = {**self._royal, at: player}
+        self._founded = {**self._founded, player: self._founded[player] + 1}
         self._board_changed()
         self._emit(
             "royal_founded",
@@ -682,8 +724,8 @@ class Game:
             for colour in ships:
                 self._supply[colour] += 1
             tile = self._tiles.pop(at)[0]
-            self._ends = None  # sides of the neighbours open again: worked out afresh
-            self._removed.append(tile.id)
+            self._rim = self._ends = None  # the neighbours' sides open again: worked out afresh
+            self._removed = [*self._removed, tile.id]  # replaced: copies share it
             self._emit("island_removed", island=_hex(at), tile=tile.id, returned=_returned(ships))
         self._board_changed()
 
@@ -699,7 +741,15 @@ class Game:
         group = ships[b]
         ships[b] = ()
         self._set_ships(start, tuple(ships))
-        self._emit("emigrated", player=player, beach=[q, r, b], dir=heading, group=list(group))
+        self._events.append(
+            {
+                "kind": "emigrated",
+                "player": player,
+                "beach": [q, r, b],
+                "dir": heading,
+                "group": list(group),
+            }
+        )
         colours = len(set(group))
         here = start
         while True:
@@ -708,7 +758,7 @@ class Game:
             if placed is None:
                 tile = self._draw(ahead, opposite(heading), "voyage")
                 if self._stack_exhausted() and tile.is_sea:
-                    self._at_sea.extend(group)
+                    self._at_sea = [*self._at_sea, *group]  # replaced: copies share it
                     self._emit("stranded", at=_hex(ahead), tile=tile.id, group=list(group))
                     self._finish()
                     return
@@ -726,7 +776,8 @@ class Game:
             leave, danger = tile.exits[enter]
             out = (leave + rot) % 6
             crossing = {
-                "at": _hex(ahead),
+                "kind": "sea_crossed",
+                "at": [ahead[0], ahead[1]],
                 "tile": tile.id,
                 "enter": opposite(heading),
                 "exit": out,
@@ -736,10 +787,12 @@ class Game:
             if danger > colours:
                 for colour in group:
                     self._supply[colour] += 1
-                self._emit("voyage_failed", **crossing, returned=_returned(group))
+                crossing["kind"] = "voyage_failed"  # first: an event's kind leads
+                crossing["returned"] = _returned(group)
+                self._events.append(crossing)
                 self._continue_chain()
                 return
-            self._emit("sea_crossed", **crossing)
+            self._events.append(crossing)
             here, heading = ahead, out
 
     def _ask_landing(self, at: Hex, group: Colours, *, restricted: bool) -> None:
@@ -761,12 +814,14 @@ class Game:
         self._set_ships((q, r), tuple(tuple(sorted(s)) for s in ships))
         for colour in left:
             self._supply[colour] += 1
-        self._emit(
-            "landed",
-            player=player,
-            island=[q, r],
-            ships=[list(s) for s in action["ships"]],
-            returned=_returned(left),
+        self._events.append(
+            {
+                "kind": "landed",
+                "player": player,
+                "island": [q, r],
+                "ships": [list(s) for s in action["ships"]],
+                "returned": _returned(left),
+            }
         )
         self._group = ()
         if self._last:
@@ -803,11 +858,22 @@ class Game:
     def _turn_options(self) -> list[Keyed]:
         """R4, R5, R9, R10: the options at the start of a turn."""
         options: list[Keyed] = []
-        for count, act, data in self._turn_groups():
+        # Every group whole, in any order (they are sorted next): as _turn_option
+        # numbers them, without a call per option.
+        for _, act, data in self._turn_groups():
             if act == "expand":
                 options += data[1]
+            elif act == "take":
+                at, beaches, takes = data
+                options += [_take_option(at, b, t) for t in takes for b in range(beaches)]
+            elif act == "single":
+                options += [_beach_option("single", q, r, b) for q, r, b in data]
+            elif act == "tonga":
+                options += [_tonga_option(b1, b2) for b1, b2 in data]
+            elif act == "royal":
+                options.append(_royal_option(*data))
             else:
-                options += [_turn_option(act, data, i) for i in range(count)]
+                options.append(_SETTLE)
         return options
 
     def _turn_groups(self) -> list[tuple[int, str, Any]]:
@@ -845,8 +911,9 @@ class Game:
                     )
                 groups.append((len(takes) * beaches, "take", ((q, r), beaches, takes)))
             if self._founded[player] < 2:
-                for at in mine:
-                    alone = all(c == player for s in self._ships[at] for c in s)
+                for at, n in mine.items():
+                    # Alone on the island: every ship on it is one of the player's n.
+                    alone = sum(map(len, self._ships[at])) == n
                     if alone and self._tiles[at][0].id != START_ISLAND:
                         groups.append((1, "royal", at))
             return groups
@@ -876,10 +943,7 @@ class Game:
         """R7 with R11.1: every jetty of every full beach, quiet ones only if they can end."""
         graph, position = self._quiet_position()
         return [
-            (
-                f'{{"act":"emigrate","beach":[{at[0]},{at[1]},{b}],"dir":{d}}}',
-                {"act": "emigrate", "beach": [at[0], at[1], b], "dir": d},
-            )
+            _emigrate_option(at[0], at[1], b, d)
             for at, b, d in self._emigrations()
             if graph.allowed_emigration(position, at, b, d)
         ]
@@ -890,16 +954,14 @@ class Game:
 
     def _land_options(self) -> list[Keyed]:
         """R8, with R11.1's restriction after a quiet emigration."""
-        found = list(_landing_options(self._group, self._free(self._island)))
+        found = _landing_options(self._group, self._free(self._island))
         if self._restricted:
             graph, position = self._quiet_position()
             at = self._island
             if not graph.landing_is_free(position, at):
                 ends = graph.landings_can_end(position, at, (o[2] for o in found))
-                found = [o for o, can in zip(found, ends, strict=True) if can]
-        return [
-            (key, {"act": "land", "ships": [list(s) for s in ships]}) for key, ships, _ in found
-        ]
+                found = tuple(o for o, can in zip(found, ends, strict=True) if can)
+        return [(key, {"act": "land", "ships": list(ships)}) for key, ships, _ in found]
 
     # ------------------------------------------------------------------ random options
 
@@ -1030,20 +1092,6 @@ class Game:
         }
 
 
-#: The attributes of a game that change in place, which :meth:`Game.copy` copies.
-_MUTABLE = (
-    "actions",
-    "_draw_pile",
-    "_tiles",
-    "_ships",
-    "_royal",
-    "_founded",
-    "_removed",
-    "_supply",
-    "_at_sea",
-    "_full",
-)
-
 #: What each act does: the method of :class:`Game` that applies it.
 _ACTS: dict[str, Callable[[Game, Action], None]] = {
     "setup": Game._act_setup,
@@ -1058,7 +1106,15 @@ _ACTS: dict[str, Callable[[Game, Action], None]] = {
     "settle_ship": Game._act_settle_ship,
 }
 
-_MOORINGS: dict[str, tuple[int, ...]] = {t.id: t.moorings for t in TILES.values()}
+_EMPTY: tuple[tuple[Colours, ...], ...] = tuple(tuple(() for _ in range(n)) for n in range(7))
+
+
+@lru_cache(maxsize=4096)
+def _facing(q: int, r: int) -> frozenset[tuple[Hex, int]]:
+    """The sides of the six neighbours of ``(q, r)`` that face it."""
+    return frozenset(((q + dq, r + dr), (d + 3) % 6) for d, (dq, dr) in enumerate(DIRECTIONS))
+
+
 _FACES: dict[tuple[str, int], frozenset[int]] = {
     (t.id, rot): t.faces(rot) for t in TILES.values() for rot in range(6)
 }
@@ -1068,6 +1124,13 @@ _FACES: dict[tuple[str, int], frozenset[int]] = {
 def _combinations(beaches: int, k: int) -> tuple[tuple[tuple[int, ...], str], ...]:
     """The ``k``-subsets of ``beaches`` beaches, each with its JSON list body (R5.2)."""
     return tuple((c, ",".join(map(str, c))) for c in combinations(range(beaches), k))
+
+
+@lru_cache(maxsize=8192)
+def _emigrate_option(q: int, r: int, b: int, d: int) -> Keyed:
+    """The option of emigrating from beach ``b`` of ``(q, r)`` out of ``d`` (shared by games)."""
+    key = f'{{"act":"emigrate","beach":[{q},{r},{b}],"dir":{d}}}'
+    return key, {"act": "emigrate", "beach": [q, r, b], "dir": d}
 
 
 @lru_cache(maxsize=8192)
@@ -1096,8 +1159,10 @@ def _expansions(q: int, r: int, beaches: int, k: int) -> tuple[Keyed, ...]:
 @lru_cache(maxsize=4096)
 def _landing_options(
     group: Colours, free: tuple[int, ...]
-) -> tuple[tuple[str, tuple[tuple[int, str], ...], tuple[int, ...]], ...]:
-    """R8.2's arrangements as (canonical JSON, ships, packed arrangement)."""
+) -> tuple[tuple[str, tuple[list[Any], ...], tuple[int, ...]], ...]:
+    """R8.2's arrangements as (canonical JSON, the ``ships`` of the option, packed
+    arrangement); a beach's ``[b, colour]`` is one list shared by every option naming it
+    (options are never changed once made)."""
     found = []
     for arrangement in landings(group, free):
         parts = [_share(b, share) for b, share in enumerate(arrangement) if share]
@@ -1108,10 +1173,16 @@ def _landing_options(
 
 
 @cache
-def _share(b: int, share: int) -> tuple[str, tuple[tuple[int, str], ...]]:
+def _share(b: int, share: int) -> tuple[str, tuple[list[Any], ...]]:
     """The ships a beach receives in a landing (packed ``share``): JSON text and pairs."""
-    ships = tuple((b, c) for c in unpack(share))
+    ships = tuple(_ship(b, c) for c in unpack(share))
     return ",".join(f'[{b},"{c}"]' for _, c in ships), ships
+
+
+@cache
+def _ship(b: int, colour: str) -> list[Any]:
+    """A ship of ``colour`` landing on beach ``b``, as options write it (shared)."""
+    return [b, colour]
 
 
 def rank(points: dict[str, int], islands: dict[str, int], ships: dict[str, int]) -> dict[str, int]:

@@ -7,7 +7,7 @@ import: a broken data file fails loudly here, never in the middle of a game.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
@@ -52,25 +52,23 @@ class Tile:
     beaches: tuple[Beach, ...]
     #: For sea tiles: ``exits[edge] = (other edge, danger)`` of the path at ``edge``.
     exits: tuple[tuple[int, int], ...]
+    #: The capacity of each beach.
+    moorings: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    #: Whether the tile is an island (it has beaches) or a sea tile.
+    is_island: bool = field(init=False, repr=False, compare=False)
+    is_sea: bool = field(init=False, repr=False, compare=False)
 
-    @property
-    def moorings(self) -> tuple[int, ...]:
-        """The capacity of each beach."""
-        return tuple(b.moorings for b in self.beaches)
+    def __post_init__(self) -> None:
+        # Worked out once: the rules ask these of a tile at nearly every step.
+        object.__setattr__(self, "moorings", tuple(b.moorings for b in self.beaches))
+        object.__setattr__(self, "is_island", bool(self.beaches))
+        object.__setattr__(self, "is_sea", not self.beaches)
 
     def faces(self, rot: int) -> frozenset[int]:
         """World directions that end a path or hold a jetty, placed at rotation ``rot`` (R2)."""
         if self.is_sea:
             return frozenset(range(6))
         return frozenset((j + rot) % 6 for b in self.beaches for j in b.jetties)
-
-    @property
-    def is_island(self) -> bool:
-        return bool(self.beaches)
-
-    @property
-    def is_sea(self) -> bool:
-        return not self.beaches
 
     @property
     def paths(self) -> tuple[tuple[int, int, int], ...]:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import STACK_TILES, TILES, Game
+from engine.cycles import QuietGraph
 from engine.tiles import DIRECTIONS
 
 VECTORS = Path(__file__).parent / "vectors"
@@ -84,13 +85,31 @@ def check_invariants(game: Game) -> None:
     ends = game._open_ends()
     assert ends and len(set(ends)) == len(ends)
     # The open ends kept up to date tile by tile are those a fresh look finds.
-    assert game._ends == game._empty_sides(open_only=True)
+    if game._rim is not None:
+        assert tuple(sorted(game._rim)) == game._empty_sides(open_only=True)
+    assert game._ends is None or game._ends == game._empty_sides(open_only=True)
     for (q, r), d in ends:
         assert (q, r) in tiles
         dq, dr = DIRECTIONS[d]
         assert (q + dq, r + dr) not in tiles
     if game._position is not None:
         assert game._position == game.quiet_graph().position(game._ships)
+    if game._graph is not None:
+        # The graph kept up to date tile by tile is the one built afresh.
+        fresh = QuietGraph(game._tiles, game._royal)
+        kept = game._graph
+        assert kept.islands == fresh.islands
+        assert kept._tiles == fresh._tiles and kept._royal == fresh._royal
+        assert (kept._first, kept._moorings, kept._jetties) == (
+            fresh._first,
+            fresh._moorings,
+            fresh._jetties,
+        )
+        assert (kept._island_of, kept._capacity) == (fresh._island_of, fresh._capacity)
+        for k, found in enumerate(kept._routes):
+            if found is not None:
+                assert found == fresh.routes(k)
+                assert kept._always_loud[k] == fresh._always_loud[k]
     decision = snap["decision"]
     if decision is not None:
         assert decision["options"], "a decision always has options"

@@ -62,6 +62,8 @@ def test_the_lookup_caches_stay_bounded(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setattr(cycles, "_CACHE_LIMIT", 50)
     cycles._ARRANGEMENTS.clear()
     cycles._SHAPES.clear()
+    cycles._DEALT.clear()
+    cycles._ISLANDS.clear()
     game_module._landing_options.cache_clear()  # or landings would skip the cache looked at
     rng = SplitMix64(2)
     seen: set[object] = set()
@@ -70,6 +72,7 @@ def test_the_lookup_caches_stay_bounded(monkeypatch: pytest.MonkeyPatch) -> None
         while not game.over:
             game.options()
             assert len(cycles._ARRANGEMENTS) <= 50 and len(cycles._SHAPES) <= 50
+            assert len(cycles._DEALT) <= 50 and len(cycles._ISLANDS) <= 50
             seen.update(cycles._ARRANGEMENTS)
             game.apply_random(rng.below)
     assert len(seen) > 100  # more than the limit went through the cache
