@@ -741,3 +741,117 @@ def test_an_expansion_that_fills_a_beach_says_where_its_ships_could_sail(
         f"Where its ships could then sail ({group}):",
         exit,
     ], lines
+
+
+def _expanding(s: Any) -> bool:
+    """A turn whose expansions each take two beaches or more (picks: island, beaches)."""
+    decision = s["view"].get("decision")
+    if not decision or decision.get("kind") != "DECISION_KIND_TURN":
+        return False
+    expands = [o["expand"] for o in decision["options"] if "expand" in o]
+    return bool(expands) and all(len(e.get("beaches", [])) >= 2 for e in expands)
+
+
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+def test_start_over_keeps_its_place_and_the_preview_pointed_at_again_confirms(
+    browser: Browser, gateway: Running, api: Api, viewport: str
+) -> None:
+    """Picking until an option is complete: Start over never moves as Confirm appears
+    (a click meant for it never meets Confirm); then a click on the previewed ships
+    confirms the choice they show."""
+    errors: list[str] = []
+    context = browser.new_context(viewport=size(viewport))
+    context.add_init_script(INSTANT)
+    page = context.new_page()
+    page.set_default_timeout(BUSY)
+    watch_errors(page, errors)
+    try:
+        game, tokens = api.seated_game(["yellow", "red"])
+        snapshot = play_until(api, game, tokens, _expanding, seed=8)
+        open_as(page, gateway.url, game, snapshot, tokens)
+        page.goto(f"{gateway.url}/games/{game}?lang=en")
+        page.wait_for_function(MINE)
+        reset = page.get_by_test_id("reset")
+        confirm = page.get_by_test_id("confirm")
+        before = None
+        for _ in range(8):
+            if confirm.count():
+                break
+            if reset.count():
+                before = reset.bounding_box()
+            page.locator("[data-testid=board] [data-testid=target]").first.click()
+        assert confirm.count() == 1 and before is not None
+        assert reset.bounding_box() == before
+        sequence = state(page)["sequence"]
+        ghost = page.get_by_test_id("ghost").first
+        ghost.click()
+        page.wait_for_function(f"document.body.dataset.sequence !== '{sequence}'")
+    finally:
+        context.close()
+    assert errors == []
+
+
+EMPTY_SUPPLY = """
+async () => {
+  const { GamePage } = await import("/static/js/game.js");
+  const { Picker } = await import("/static/js/choices.js");
+  const page = Object.create(GamePage.prototype);
+  page.sequence = 3;
+  const decision = {
+    kind: "DECISION_KIND_TURN", player: "COLOUR_RED",
+    options: [
+      { expand: { island: {}, beaches: [1], take: { index: 0 } } },
+      { expand: { island: {}, beaches: [2], take: { index: 0 } } },
+      { settle: {} },
+    ],
+  };
+  page.picker = new Picker(decision);
+  const card = page.renderDecision({ tiles: [], beaches: [], decision });
+  return card.querySelector("[data-testid=instruction]").textContent;
+}
+"""
+
+
+def test_an_empty_supply_says_which_ships_to_take_back_first(
+    browser: Browser, gateway: Running
+) -> None:
+    """With an empty supply the pink beaches are the player's ships to take back (R5.3):
+    the instruction says so before anything is picked."""
+    page = browser.new_page()
+    try:
+        page.goto(f"{gateway.url}/?lang=en")
+        page.get_by_test_id("create-game").wait_for()
+        text = page.evaluate(EMPTY_SUPPLY)
+    finally:
+        page.close()
+    assert text == i18n.translate("en", "hint.take")
+
+
+SLOT_PREVIEW = """
+async () => {
+  const { GamePage } = await import("/static/js/game.js");
+  const { Picker } = await import("/static/js/choices.js");
+  const { neighbour } = await import("/static/js/geometry.js");
+  const page = Object.create(GamePage.prototype);
+  const decision = {
+    kind: "DECISION_KIND_PLACE", player: "COLOUR_RED",
+    options: [{ place: { origin: {}, dir: 2 } }, { place: { origin: {}, dir: 4 } }],
+  };
+  page.picker = new Picker(decision);
+  const view = { tiles: [{ at: {}, tile: "tonga" }], beaches: [], decision };
+  const before = page.preview(view).slot;
+  page.picker.pick("end:0,0,4");
+  return { before, after: page.preview(view).slot, want: neighbour(0, 0, 4) };
+}
+"""
+
+
+def test_a_picked_open_end_shows_where_the_tile_goes(browser: Browser, gateway: Running) -> None:
+    page = browser.new_page()
+    try:
+        page.goto(f"{gateway.url}/?lang=en")
+        page.get_by_test_id("create-game").wait_for()
+        out = page.evaluate(SLOT_PREVIEW)
+    finally:
+        page.close()
+    assert out["before"] is None and out["after"] == out["want"], out

@@ -91,6 +91,10 @@ def test_after_others_moves_the_player_reads_what_changed_for_them(
         points = card.get_by_test_id("since-points").locator("bdi").all_inner_texts()
         signed = sorted(f"+{d}" if d > 0 else f"\u2212{-d}" for d in gained.values() if d)
         assert sorted(points) == signed, points
+        # The others' moves, folded under the card, in the log's words.
+        moves = card.get_by_test_id("since-moves")
+        moves.locator("summary").click()
+        assert moves.locator("li").count() >= 1
         card.scroll_into_view_if_needed()
         shot(page, f"since-{locale}-{viewport['width']}")
         # Pointing at an island's line shows it on the board.
@@ -114,3 +118,23 @@ def test_a_spectator_can_play_the_last_round_again(
         page.wait_for_function(f"document.body.dataset.sequence !== '{sequence}'")
         body = "document.body.dataset"
         page.wait_for_function(f"{body}.playing === '0' && {body}.sequence === '{sequence}'")
+
+
+def test_a_caption_names_who_did_what_while_their_move_plays_back(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    """While another seat's entry plays back, a caption over the board names the
+    player and the act; it is gone once the board has caught up."""
+    game, tokens = api.seated_game(["yellow", "red"])
+    api.play(game, {"COLOUR_YELLOW": tokens["COLOUR_YELLOW"]}, steps=1, seed=2)
+    paced = "localStorage.setItem('tongiaki.prefs', JSON.stringify({speed: 1, confirm: true}))"
+    seat = ("COLOUR_YELLOW", tokens["COLOUR_YELLOW"])
+    with game_page(browser, gateway.url, game, seat, prefs=paced) as page:
+        page.wait_for_function("document.body.dataset.myturn === '0'")
+        api.play(game, {"COLOUR_RED": tokens["COLOUR_RED"]}, steps=1, seed=2)
+        caption = page.get_by_test_id("caption")
+        page.wait_for_function(
+            "document.querySelector('[data-testid=caption]').textContent.startsWith('Red: ')"
+        )
+        page.wait_for_function(MINE)
+        assert caption.inner_text() == ""

@@ -717,7 +717,8 @@ export class Board {
       this.zoom(event.deltaY > 0 ? 1.15 : 1 / 1.15, this.toBoard(event.clientX, event.clientY));
     }, { passive: false });
     this.svg.addEventListener("pointerdown", (event) => {
-      if (event.target.closest?.(".target")) return;
+      // A target, or the preview (which confirms), takes the click itself.
+      if (event.target.closest?.(".target, .layer-ghosts")) return;
       pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
       this.svg.setPointerCapture(event.pointerId);
       last = null;

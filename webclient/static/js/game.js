@@ -860,6 +860,8 @@ export class GamePage {
     const complete = picker.complete().length;
     if (picker.remaining().length === 1 || (picker.picks.length && complete === 1 && !most)) return t("pick.ready");
     const next = [...picker.targets().keys()].map((k) => k.split(":")[0]);
+    // An empty supply (R5.3): the pink beaches are the player's ships to take back first.
+    if (kind === "turn" && !picker.picks.length && next.includes("take")) return t("hint.take");
     if (kind === "turn" && !picker.picks.length) {
       const acts = [...new Set(picker.options.map((o) => Object.keys(o.action)[0]))];
       return t("hint.can", { acts: disjunction(acts.map((a) => td(`act.${a}`))) });
