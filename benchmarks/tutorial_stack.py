@@ -94,7 +94,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, help="only this seed's stack (no search)")
     parser.add_argument("--islands-after", type=int, help="shortened: see shortened()")
     args = parser.parse_args()
-    stack = lambda seed: shortened(shuffled_stack(seed), args.islands_after)  # noqa: E731
+    head: int | None = args.islands_after
+
+    def stack(seed: int) -> list[str]:
+        return shortened(shuffled_stack(seed), head)
+
     if args.seed is None:
         ranked = sorted((score(stack(s), args.games)[0], s) for s in range(args.seeds))
         for value, seed in ranked[:5]:

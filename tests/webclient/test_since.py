@@ -81,7 +81,7 @@ def test_after_others_moves_the_player_reads_what_changed_for_them(
         card.wait_for()
         items = card.get_by_test_id("since-ships").locator(".since-item")
         shown = {
-            items.nth(i).get_attribute("data-hex"): items.nth(i).inner_text()
+            str(items.nth(i).get_attribute("data-hex")): items.nth(i).inner_text()
             for i in range(items.count())
         }
         assert set(shown) == changed, shown
