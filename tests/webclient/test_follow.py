@@ -888,3 +888,47 @@ def test_a_target_is_seen_at_a_fingertips_size_far_out(
     assert len(sizes) == 2
     for seen, hit in sizes:
         assert hit >= 43.5 and seen >= 25.5, sizes
+
+
+ZOOM_AT_TARGETS = """
+async () => {
+  const { Board } = await import("/static/js/board.js");
+  const { Picker } = await import("/static/js/choices.js");
+  const box = document.createElement("div");
+  box.style.cssText = "position: fixed; inset: 0; width: 390px; height: 500px; z-index: 99";
+  document.body.appendChild(box);
+  const decision = {
+    kind: "DECISION_KIND_EMIGRATE", player: "COLOUR_RED",
+    options: [{ emigrate: { beach: { q: 2, r: 0, index: 0 }, dir: 0 } }],
+  };
+  const tiles = [{ at: {}, tile: "tonga" }, { at: { q: 2, r: 0 }, tile: "fiji" }];
+  for (const q of [-3, -2, -1, 1, 3]) tiles.push({ at: { q, r: 0 }, tile: "sea-01" });
+  const board = new Board(box, () => {});
+  board.render({ tiles, beaches: [], decision }, new Picker(decision));
+  board.moveTo(board.wholeBox(), 0);
+  const where = () => {
+    const r = box.querySelector(".target-hit").getBoundingClientRect();
+    return [r.x + r.width / 2, r.y + r.height / 2];
+  };
+  const before = where();
+  const width = board.box.w;
+  board.zoomStep(1 / 1.5);
+  return { before, after: where(), closer: board.box.w < width };
+}
+"""
+
+
+def test_zooming_in_keeps_the_decisions_targets_where_they_are(
+    browser: Browser, gateway: Running, shown_games: dict[str, Any]
+) -> None:
+    """The "+" button zooms in around the targets of the decision when they are in
+    sight: they stay where they were on the screen instead of sliding off it."""
+    page = browser.new_page(viewport=PHONE)
+    try:
+        page.goto(f"{gateway.url}/games/{shown_games['running']}")
+        page.locator("[data-testid=board] [data-testid=tile]").first.wait_for()
+        out = page.evaluate(ZOOM_AT_TARGETS)
+    finally:
+        page.close()
+    assert out["closer"], out
+    assert all(abs(a - b) < 12 for a, b in zip(out["before"], out["after"], strict=True)), out

@@ -84,8 +84,8 @@ export class GamePage {
     this.boardArea = h("section", { class: "board-area" });
     this.board = new Board(this.boardArea, (key) => this.pick(key));
     this.boardArea.append(h("div", { class: "zoom" },
-      h("button", { type: "button", testid: "zoom-in", "aria-label": t("board.zoom_in"), onclick: () => this.board.zoom(1 / 1.25) }, "+"),
-      h("button", { type: "button", testid: "zoom-out", "aria-label": t("board.zoom_out"), onclick: () => this.board.zoom(1.25) }, "−"),
+      h("button", { type: "button", testid: "zoom-in", "aria-label": t("board.zoom_in"), onclick: () => this.board.zoomStep(1 / 1.5) }, "+"),
+      h("button", { type: "button", testid: "zoom-out", "aria-label": t("board.zoom_out"), onclick: () => this.board.zoomStep(1.5) }, "−"),
       h("button", { type: "button", testid: "zoom-fit", "aria-label": t("board.fit"), onclick: () => this.board.camera.showAll() }, "⤢")));
     this.help = new HelpMode(this.boardArea);
     this.boardHint = h("p", { class: "board-hint", testid: "board-hint" });
