@@ -13,6 +13,11 @@ the longest (the goal: under 0.3 s).
 
     python benchmarks/bot_wait_bench.py
     nice -n 10 python benchmarks/bot_wait_bench.py --tables 2 --decisions 60
+    python benchmarks/bot_wait_bench.py --compare /tmp/other-checkout
+
+``--compare`` names another checkout of the project (its own ``.venv`` runs it
+if it has one): for every level, its server and this one's are measured one
+after the other, each on a fresh server, so both see the same machine.
 """
 
 from __future__ import annotations
@@ -95,23 +100,31 @@ def main() -> None:
     parser.add_argument(
         "--server-flag", action="append", default=[], help="passed to the server (repeatable)"
     )
+    parser.add_argument("--compare", type=Path, default=None, help="another checkout (A/B)")
     args = parser.parse_args()
     flags = ["--bot-pace", str(args.pace), *args.server_flag]
+    trees = [("this", ROOT), *([("other", args.compare.resolve())] if args.compare else [])]
     print(f"server flags: {' '.join(flags)}; {args.tables} game(s) of each level at once")
-    print("level    moves   beyond the pace: median     p90  longest   (seconds)")
+    print("level    tree   moves   beyond the pace: median     p90  longest   (seconds)")
+    for name in args.levels:
+        for label, tree in trees:
+            gaps = _measure(tree, flags, name, args.tables, args.decisions)
+            beyond = sorted(max(0.0, gap - args.pace) for gap in gaps)
+            p90 = beyond[int(0.9 * (len(beyond) - 1))] if beyond else 0.0
+            median = statistics.median(beyond) if beyond else 0.0
+            longest = beyond[-1] if beyond else 0.0
+            print(
+                f"{name:8} {label:5} {len(gaps):6}   {median:21.3f}  {p90:6.3f}  {longest:7.3f}",
+                flush=True,
+            )
+
+
+def _measure(tree: Path, flags: list[str], level: str, tables: int, decisions: int) -> list[float]:
+    """The bot moves' wall times on a fresh server of checkout ``tree``."""
     with tempfile.TemporaryDirectory() as data:
-        process, port, _log = _start_server(Path(data), "full", None, flags)
+        process, port, _log = _start_server(Path(data), "full", None, flags, root=tree)
         try:
-            for name in args.levels:
-                gaps = asyncio.run(_level(port, LEVELS[name], args.tables, args.decisions))
-                beyond = sorted(max(0.0, gap - args.pace) for gap in gaps)
-                p90 = beyond[int(0.9 * (len(beyond) - 1))] if beyond else 0.0
-                median = statistics.median(beyond) if beyond else 0.0
-                longest = beyond[-1] if beyond else 0.0
-                print(
-                    f"{name:8} {len(gaps):5}   {median:21.3f}  {p90:6.3f}  {longest:7.3f}",
-                    flush=True,
-                )
+            return asyncio.run(_level(port, LEVELS[level], tables, decisions))
         finally:
             process.terminate()
             process.wait(30)

@@ -75,7 +75,7 @@ class BotConfig:
 
 
 #: Seconds kept, out of the pace, to pass a bot's answer back and submit it.
-ANSWER_TIME = 0.05
+ANSWER_TIME = 0.15
 
 
 def seed_of(game: str, sequence: int) -> int:

@@ -65,7 +65,7 @@ def test_games_of_every_pair_of_levels_end_within_the_bound(
     pair: tuple[str, str], seats: int
 ) -> None:
     """Seats alternate between the two levels; cheap pairs play more games."""
-    games = {0: 6, 1: 2}.get(sum(level in ("strong", "expert") for level in pair), 1)
+    games = {0: 4}.get(sum(level in ("strong", "expert") for level in pair), 1)
     for g in range(games):
         first, second = pair if g % 2 == 0 else pair[::-1]
         levels = [first if k % 2 == 0 else second for k in range(seats)]
