@@ -144,13 +144,13 @@ def fresh(record: PublicRecord, option: int, limit: int = LOOKOUT) -> bool:
     the game, or passes the turn in a position no turn began in since the last
     draw (:meth:`PublicRecord.seen`); in a turn that must draw (see
     :func:`must_draw`), only drawing a tile or ending the game will do. The
-    remaining decisions are searched
-    depth first, at most ``limit`` of them, each position once; the stack order
-    does not matter (any draw will do), so the search runs on the public past.
-    Every bot plays only options that are fresh (unless none is), so a game of
-    bots never comes back to a position without drawing a tile: the option a
-    bot chose at the start of its turn was fresh, hence so is one option at each
-    of the turn's later decisions, whoever takes them.
+    remaining decisions are searched depth first, at most ``limit`` of them,
+    each position once; the stack order does not matter (any draw will do), so
+    the search runs on the public past. Every bot plays only options that are
+    fresh (unless none is), so a game of bots never comes back to a position
+    without drawing a tile: the option a bot chose at the start of its turn was
+    fresh, hence so is one option at each of the turn's later decisions,
+    whoever takes them.
     """
     game = record.with_rest(record.stack_tiles)
     tiles = _tiles(game)
