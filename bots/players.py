@@ -30,6 +30,9 @@ STALL = 40
 PATIENCE = 3
 #: What an option that goes round in circles is worth less than any other.
 CIRCLE = 1000.0
+#: Decisions a bot plays through, at most, looking for a way to finish its turn
+#: in a new position (see :func:`fresh`); past them the option counts as going back.
+LOOKOUT = 400
 
 
 class Bot(Protocol):
@@ -48,8 +51,13 @@ def _without_search(record: PublicRecord, rng: SplitMix64) -> Action | None:
     if len(options) == 1:
         return options[0]
     if turn_length(record) >= STALL:
-        return options[rng.below(len(options))]
+        return first_fresh(record, _from(rng.below(len(options)), len(options)))
     return None
+
+
+def _from(first: int, n: int) -> list[int]:
+    """Every index below ``n``, from ``first`` on and round."""
+    return [(first + k) % n for k in range(n)]
 
 
 def _check(record: PublicRecord) -> tuple[Action, ...]:
@@ -91,6 +99,15 @@ def impatient(record: PublicRecord) -> bool:
     return record.kind == _TURN and record.quiet_turns > PATIENCE * len(record.seats)
 
 
+def must_draw(record: PublicRecord) -> bool:
+    """Whether the current turn (pending, or under way) began :func:`impatient`.
+
+    Until it draws a tile, every decision of such a turn keeps a draw within
+    reach (see :func:`fresh`), whoever takes it.
+    """
+    return record.quiet_turns > PATIENCE * len(record.seats)
+
+
 def turn_bound(seats: int) -> int:
     """Turns a game of bots with ``seats`` seats takes at most (see :func:`impatient`).
 
@@ -103,6 +120,86 @@ def turn_bound(seats: int) -> int:
 def turns_taken(actions: Sequence[Action]) -> int:
     """Turns begun in ``actions`` (set-up placements are not turns)."""
     return sum(1 for a in actions if a["act"] in _TURN_ACTS and a["act"] != _SETUP)
+
+
+def overdue(deadline: float | None) -> bool:
+    """Whether the wall-clock ``deadline`` (``time.time()``) has passed.
+
+    A server gives its bots a deadline when a person is waiting for their
+    moves: whatever CPU the bot was given, it answers with what it has found
+    by then (a busy machine gives a low-priority bot less than its budget).
+    """
+    return deadline is not None and time.time() >= deadline
+
+
+def _tiles(game: Game) -> int:
+    counts = game.stack_counts
+    return counts["island"] + counts["sea"]
+
+
+def fresh(record: PublicRecord, option: int, limit: int = LOOKOUT) -> bool:
+    """Whether the pending turn, after ``option``, can end without repeating a position.
+
+    It can if some way of playing its remaining decisions draws a tile, ends
+    the game, or passes the turn in a position no turn began in since the last
+    draw (:meth:`PublicRecord.seen`); in a turn that must draw (see
+    :func:`must_draw`), only drawing a tile or ending the game will do. The
+    remaining decisions are searched depth first, at most ``limit`` of them,
+    each position once; the stack order does not matter (any draw will do), so
+    the search runs on the public past. Every bot plays only options that are
+    fresh (unless none is), so a game of bots never comes back to a position
+    without drawing a tile: the option a bot chose at the start of its turn was
+    fresh, hence so is one option at each of the turn's later decisions,
+    whoever takes them.
+    """
+    game = record.with_rest(record.stack_tiles)
+    tiles = _tiles(game)
+    game.apply_option(option)
+    return _fresh(record, game, tiles, [limit], set(), draw=must_draw(record))
+
+
+def _fresh(
+    record: PublicRecord,
+    game: Game,
+    tiles: int,
+    nodes: list[int],
+    visited: set[object],
+    *,
+    draw: bool,
+) -> bool:
+    if game.over or _tiles(game) != tiles or game.decision_kind == _SETUP:
+        return True
+    position = game.position()
+    if game.decision_kind == _TURN:
+        return not draw and not record.seen(position)
+    if position in visited:
+        return False
+    visited.add(position)
+    for i in range(len(game.options())):
+        if nodes[0] <= 0:
+            return False
+        nodes[0] -= 1
+        child = game.copy()
+        child.apply_option(i)
+        if _fresh(record, child, tiles, nodes, visited, draw=draw):
+            return True
+    return False
+
+
+def first_fresh(record: PublicRecord, order: Sequence[int]) -> Action:
+    """The first option of ``order`` (best first) that is :func:`fresh`.
+
+    Options missing from ``order`` are tried after it, in their order; if none
+    is fresh, the first of ``order``. A decision with one option is answered at once.
+    """
+    options = record.options()
+    if len(options) == 1:
+        return options[0]
+    ranked: list[int] = list(dict.fromkeys([*order, *range(len(options))]))
+    for i in ranked:
+        if fresh(record, i):
+            return options[i]
+    return options[ranked[0]]
 
 
 def _settle(options: tuple[Action, ...]) -> int:
@@ -131,7 +228,9 @@ class RandomBot:
         options = _check(record)
         if impatient(record):
             return options[_settle(options)]
-        return options[rng.below(len(options))] if len(options) > 1 else options[0]
+        if len(options) == 1:
+            return options[0]
+        return first_fresh(record, _from(rng.below(len(options)), len(options)))
 
 
 def _turn_goes_on(game: Game, me: str) -> bool:
@@ -194,6 +293,8 @@ class GreedyBot:
     name: str = "greedy"
     #: How a future is sampled from what the seat knows (a test-only bot sees the stack).
     sample: Callable[[PublicRecord, SplitMix64], Game] = PublicRecord.sample
+    #: When the choice must be made (``time.time()``), if ever: see :func:`overdue`.
+    deadline: float | None = None
 
     def values(
         self, record: PublicRecord, rng: SplitMix64, indices: list[int] | None = None
@@ -207,8 +308,13 @@ class GreedyBot:
             settle = _settle(record.options())
             if settle not in chosen:
                 chosen = sorted([*chosen, settle])
+        if record.kind == _TURN and indices is None and self.deadline is not None:
+            # Against the clock, settling first: the one option that always draws a tile.
+            chosen = sorted(chosen, key=lambda i: i != settle)
         values: dict[int, float] = {}
         for i in chosen:
+            if values and overdue(self.deadline):
+                break  # out of time: the options valued so far
             total = 0.0
             for game in games:
                 trial = game.copy()
@@ -224,10 +330,8 @@ class GreedyBot:
         quick = _without_search(record, rng)
         if quick is not None:
             return quick
-        options = record.options()
         values = self.values(record, rng)
-        best = max(values, key=lambda i: (values[i], -i))
-        return options[best]
+        return first_fresh(record, sorted(values, key=lambda i: (-values[i], i)))
 
 
 @dataclass
@@ -273,28 +377,37 @@ class StrongBot:
     name: str = "strong"
     clock: Callable[[], float] = time.process_time
     sample: Callable[[PublicRecord, SplitMix64], Game] = PublicRecord.sample
+    #: When the choice must be made (``time.time()``), if ever: see :func:`overdue`.
+    deadline: float | None = None
 
     def choose(self, record: PublicRecord, rng: SplitMix64) -> Action:
         quick = _without_search(record, rng)
         if quick is not None:
             return quick
-        options = record.options()
         start = self.clock()
+        began = time.time()
         greedy = GreedyBot(
-            samples=self.prior_samples, width=self.width, weights=self.weights, sample=self.sample
+            samples=self.prior_samples,
+            width=self.width,
+            weights=self.weights,
+            sample=self.sample,
+            deadline=self.deadline,
         )
         prior = greedy.values(record, rng)
-        race = sorted(prior, key=lambda i: (-prior[i], i))[: self.candidates]
+        by_prior = sorted(prior, key=lambda i: (-prior[i], i))
+        if overdue(self.deadline):
+            return first_fresh(record, by_prior)
+        race = by_prior[: self.candidates]
         # An option that went round in circles on some sampled stack never races.
         race = [i for i in race if prior[i] > max(prior.values()) - CIRCLE / 2] or race
         if len(race) == 1:
-            return options[race[0]]
+            return first_fresh(record, [*race, *by_prior])
         me = record.viewer
         history: dict[int, list[float]] = {i: [] for i in race}
         phases = max(1, math.ceil(math.log2(len(race))))
         phase = played = 0
         while True:
-            spent = self._spent(start, played)
+            spent = self._spent(start, played, began)
             if played > 0 and spent >= 1.0:
                 break
             while len(race) > 2 and spent * phases >= phase + 1:
@@ -302,18 +415,23 @@ class StrongBot:
                 race = sorted(race, key=lambda i: (-sum(history[i]), i))[: (len(race) + 1) // 2]
             stack_seed = rng.next()
             playout_seed = rng.next()
+            done = []
             for candidate in race:
+                if played > 0 and overdue(self.deadline):
+                    break  # a round left unfinished is not counted
                 game = self.sample(record, SplitMix64(stack_seed))
-                history[candidate].append(
-                    self._playout(game, candidate, me, SplitMix64(playout_seed))
-                )
+                done.append(self._playout(game, candidate, me, SplitMix64(playout_seed)))
+            if len(done) < len(race):
+                break
+            for candidate, value in zip(race, done, strict=True):
+                history[candidate].append(value)
             played += len(race)
             if self.decisive > 0:
                 race = self._settled(race, history)
                 if len(race) == 1:
                     break
-        best = max(race, key=lambda i: (sum(history[i]), -i))
-        return options[best]
+        ranked = sorted(race, key=lambda i: (-sum(history[i]), i))
+        return first_fresh(record, [*ranked, *by_prior])
 
     def _settled(self, race: list[int], history: dict[int, list[float]]) -> list[int]:
         """``race`` without the candidates the leader beats clearly on the same futures.
@@ -341,11 +459,18 @@ class StrongBot:
             kept.append(other)
         return kept
 
-    def _spent(self, start: float, played: int) -> float:
-        """The share of the budget used so far (of ``iterations`` playouts, if set)."""
+    def _spent(self, start: float, played: int, began: float) -> float:
+        """The share of the budget used so far (of ``iterations`` playouts, if set).
+
+        With a :attr:`deadline`, the share of the wall time to it counts too,
+        when it is larger (``began``: when the choice began, ``time.time()``).
+        """
         if self.iterations is not None:
             return played / max(self.iterations, 1)
-        return (self.clock() - start) / self.budget
+        spent = (self.clock() - start) / self.budget
+        if self.deadline is not None:
+            spent = max(spent, (time.time() - began) / max(self.deadline - began, 1e-6))
+        return spent
 
     def _playout(self, game: Game, option: int, me: str, rng: SplitMix64) -> float:
         game.apply_option(option)

@@ -177,6 +177,7 @@ class Autoplay:
             job = Job(
                 level=level,
                 budget=self._runner.config.budget(level, pace),
+                deadline=self._runner.config.deadline(pace),
                 seats=record.seats,
                 actions=record.actions,
                 drawn=record.drawn,

@@ -52,6 +52,16 @@ class BotConfig:
     #: people play at their own pace under the turn clock. 0: no limit.
     stall_rounds: int = 30
 
+    def deadline(self, pace: float) -> float:
+        """When a bot that begins thinking now must answer (``time.time()``; 0: never).
+
+        With a person at the table (``pace`` > 0), by the end of the pace, less
+        :data:`ANSWER_TIME` to hand the answer over: on a busy machine a bot
+        worker (at a low priority) may get less processor than its budget in
+        that time, and then answers with what it has found.
+        """
+        return time.time() + pace - ANSWER_TIME if pace > 0 else 0.0
+
     def budget(self, level: str, pace: float) -> float:
         """CPU seconds a bot of ``level`` may think for one decision.
 
@@ -62,6 +72,10 @@ class BotConfig:
         """
         budget = self.expert_budget if level == "expert" else self.strong_budget
         return min(budget, pace) if pace > 0 else budget
+
+
+#: Seconds kept, out of the pace, to pass a bot's answer back and submit it.
+ANSWER_TIME = 0.15
 
 
 def seed_of(game: str, sequence: int) -> int:
@@ -81,13 +95,19 @@ class Job:
     drawn: tuple[str, ...]
     viewer: str
     seed: int
+    #: When the choice must be made (``time.time()``; 0: no deadline): a person is
+    #: waiting, and the bot answers with what it has found by then.
+    deadline: float = 0.0
 
 
 def think(job: Job) -> Any:
     """The option the bot picks for ``job.viewer`` from the public record."""
     record = PublicRecord(job.seats, job.actions, job.drawn, job.viewer)
-    searching = job.level in ("strong", "expert")
-    settings: dict[str, float] = {"budget": job.budget} if searching else {}
+    settings: dict[str, float] = {}
+    if job.level in ("strong", "expert"):
+        settings["budget"] = job.budget
+    if job.deadline and job.level != "random":
+        settings["deadline"] = job.deadline
     return make_bot(job.level, **settings).choose(record, SplitMix64(job.seed))
 
 

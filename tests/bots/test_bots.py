@@ -324,3 +324,45 @@ def test_the_oracle_searches_the_real_future() -> None:
     assert oracle(twin.initial_stack).sample(record, SplitMix64(1)).initial_stack != (
         game.initial_stack
     )
+
+
+def _turn_record(seed: int) -> PublicRecord:
+    """A record at the start of a turn with several options (settling among them)."""
+    game = _thinking_game(seed, 40)
+    rng = SplitMix64(seed)
+    while game.decision_kind != "turn" or len(game.options()) < 3:
+        game.apply_option(rng.below(len(game.options())))
+    return PublicRecord.from_game(game, game.active_player)
+
+
+def test_a_bot_past_its_deadline_answers_with_what_it_has() -> None:
+    """A deadline already passed: the greedy ranking values settling only, no search runs."""
+    record = _turn_record(23)
+    settle = record.options().index({"act": "settle"})
+    assert GreedyBot(deadline=0.0).values(record, SplitMix64(1)).keys() == {settle}
+    assert len(GreedyBot().values(record, SplitMix64(1))) > 1
+    searching = _Scripted({}, budget=1e6, deadline=0.0)
+    for bot in (GreedyBot(deadline=0.0), ExpertBot(budget=1e6, deadline=0.0), searching):
+        assert bot.choose(record, SplitMix64(1)) == {"act": "settle"}
+    assert searching.played == {}
+
+
+class _Hurried(_Scripted):
+    """A scripted strong bot whose deadline passes after ``after`` playouts."""
+
+    def __init__(self, after: int, **settings: float) -> None:
+        super().__init__({}, **settings)
+        self.after = after
+
+    def _playout(self, game: Game, option: int, me: str, rng: SplitMix64) -> float:
+        if sum(self.played.values()) + 1 >= self.after:
+            self.deadline = 0.0
+        return super()._playout(game, option, me, rng)
+
+
+def test_a_round_the_deadline_cuts_short_is_not_counted() -> None:
+    """Four candidates; the deadline passes at the sixth playout: the second round stops."""
+    record = _turn_record(29)
+    bot = _Hurried(6, budget=1e6, candidates=4, decisive=0)
+    assert bot.choose(record, SplitMix64(2)) in record.options()
+    assert sorted(bot.played.values()) == [1, 1, 2, 2]

@@ -30,8 +30,9 @@ from server_harness import (
 )
 
 from engine import Game
+from engine.playout import SplitMix64, shuffled_stack
 from server.game.authority import Authority, Limits
-from server.play.botseats import BotConfig
+from server.play.botseats import ANSWER_TIME, BotConfig, Job, think
 from server.rpc import codec as convert
 from server.storage.base import ACTIVE
 from tests.faults import children
@@ -557,6 +558,31 @@ def test_a_bot_thinks_no_longer_than_the_pace() -> None:
     assert config.budget("strong", 0.8) == 0.1
     assert config.budget("expert", 0.8) == 0.8
     assert config.budget("expert", 0.0) == 1.0
+
+
+def test_a_bot_answers_by_the_end_of_the_pace() -> None:
+    """With a person waiting, a bot's job carries a deadline; past it, the bot answers at once."""
+    config = BotConfig()
+    assert config.deadline(0.0) == 0.0
+    before = time.time()
+    assert before + 0.8 - ANSWER_TIME <= config.deadline(0.8) <= time.time() + 0.8
+    game = Game.new(["yellow", "red"], shuffled_stack(5))
+    rng = SplitMix64(5)
+    while game.decision_kind != "turn" or len(game.options()) < 3:
+        game.apply_option(rng.below(len(game.options())))
+    drawn = len(game.initial_stack) - len(game.stack_remaining)
+    for level in ("greedy", "strong", "expert"):
+        job = Job(
+            level=level,
+            budget=1e6,  # a budget it never reaches: the deadline ends the search
+            seats=tuple(game.seats),
+            actions=tuple(game.actions),
+            drawn=tuple(game.initial_stack[:drawn]),
+            viewer=game.active_player,
+            seed=1,
+            deadline=1.0,
+        )
+        assert think(job) == {"act": "settle"}, level
 
 
 def _bot_workers() -> set[int]:
