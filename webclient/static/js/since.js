@@ -33,6 +33,9 @@ export function since(before, after, me) {
   return { points, islands };
 }
 
+// A move's log lines as the language joins sentences (no space after 。).
+const sentences = (lines) => lines.reduce((first, second) => t("text.sentences", { first, second }));
+
 const signed = (n) => (n > 0 ? `+${n}` : `\u2212${-n}`);
 
 // Pointing at an island's line (or focusing, or tapping it) shows it on the board.
@@ -59,5 +62,5 @@ export function renderSince({ points, islands }, onSpot, moves = []) {
         t("since.island", { island: i.island, now: i.now, was: i.was })))) : null,
     told.length ? h("details", { testid: "since-moves" }, h("summary", {}, t("since.moves")),
       h("ul", {}, ...told.map((m) => h("li", { class: m.hexes.length ? "linked" : null, tabindex: m.hexes.length ? "0" : null,
-        ...(m.hexes.length ? spotHexes(m.hexes, onSpot) : {}) }, m.lines.join(" "))))) : null);
+        ...(m.hexes.length ? spotHexes(m.hexes, onSpot) : {}) }, sentences(m.lines))))) : null);
 }
