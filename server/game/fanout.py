@@ -10,7 +10,10 @@ frames back until one is published after which that seat decides, and send
 them together. A watcher that asked for boards gets each entry's frame followed
 by the board after it, as encoded once for its kind of viewer. Watchers that
 gather (wait a few milliseconds for more entries before sending) are released
-together by one timer of their game, not one timer each.
+together by one timer of their game, not one timer each. Paced watchers (a
+spectator that left the wait to the server) get at most one message per wait:
+an entry ready when the last message of their group went out longer ago goes
+at once, one that comes sooner waits until a wait has passed since then.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ class Watcher:
         boards: bool = False,
         viewer: str | None = None,
         gathering: Callable[[Watcher], None] | None = None,
+        paced: bool = False,
     ) -> None:
         self._limit = limit
         # Called when frames become ready and the watcher gathers: something that
@@ -64,6 +68,9 @@ class Watcher:
         self.viewer = viewer
         #: Seconds to wait, once a frame is ready, for more to send with it (0: none).
         self.gather = gather
+        #: The wait counts from the last message of the watcher's group, not
+        #: from the frame ready: at most one message per ``gather``.
+        self.paced = paced
         #: Entries published with this owner are not for this watcher (None: every entry).
         self.skip = skip
         #: Frames are held back until one is published for this decider (None: none held).
@@ -156,9 +163,11 @@ class Hub:
         self._watchers: set[Watcher] = set()
         # Watchers that asked for boards, by viewer (None: a spectator).
         self._boards: dict[str | None, int] = {}
-        # Watchers waiting for more entries, by how long they gather: one timer
-        # of the game releases each group.
-        self._gathering: dict[float, list[Watcher]] = {}
+        # Watchers waiting for more entries, by how long they gather and whether
+        # they are paced: one timer of the game releases each group.
+        self._gathering: dict[tuple[float, bool], list[Watcher]] = {}
+        # When each group of paced watchers (by how long they gather) was last released.
+        self._paced_at: dict[float, float] = {}
 
     def __len__(self) -> int:
         return len(self._watchers)
@@ -172,6 +181,7 @@ class Hub:
         *,
         boards: bool = False,
         viewer: str | None = None,
+        paced: bool = False,
     ) -> Watcher:
         """A new watcher that has seen everything up to ``sequence``; see :class:`Watcher`."""
         watcher = Watcher(
@@ -183,6 +193,7 @@ class Hub:
             boards=boards,
             viewer=viewer,
             gathering=self._gather,
+            paced=paced,
         )
         self._watchers.add(watcher)
         if boards:
@@ -190,15 +201,32 @@ class Hub:
         return watcher
 
     def _gather(self, watcher: Watcher) -> None:
-        """Release ``watcher`` with the others that gather as long, when their time is up."""
-        group = self._gathering.get(watcher.gather)
+        """Release ``watcher`` with the others that gather alike, when their time is up."""
+        key = (watcher.gather, watcher.paced)
+        group = self._gathering.get(key)
         if group is None:
-            group = self._gathering[watcher.gather] = []
-            asyncio.get_running_loop().call_later(watcher.gather, self._release, watcher.gather)
+            group = self._gathering[key] = []
+            loop = asyncio.get_running_loop()
+            if not watcher.paced:
+                loop.call_later(watcher.gather, self._release, key)
+            else:
+                due = self._paced_at.get(watcher.gather, -watcher.gather) + watcher.gather
+                if due <= loop.time():
+                    # The group's last message is a wait old: at once (after the
+                    # entries published meanwhile, which go with it).
+                    loop.call_soon(self._release, key)
+                else:
+                    loop.call_at(due, self._release, key)
         group.append(watcher)
 
-    def _release(self, gather: float) -> None:
-        for watcher in self._gathering.pop(gather, ()):
+    def _release(self, key: tuple[float, bool]) -> None:
+        group = self._gathering.pop(key, None)
+        if group is None:
+            return  # the hub closed meanwhile
+        gather, paced = key
+        if paced:
+            self._paced_at[gather] = asyncio.get_running_loop().time()
+        for watcher in group:
             watcher.release()
 
     def unsubscribe(self, watcher: Watcher) -> None:
@@ -287,6 +315,7 @@ class Hub:
         self._watchers.clear()
         self._boards.clear()
         self._gathering.clear()
+        self._paced_at.clear()
 
 
 def _with_board(frame: bytes, boards: Boards | None, watcher: Watcher) -> bytes:

@@ -299,6 +299,24 @@ def test_the_watchers_of_a_game_that_gather_as_long_go_out_together() -> None:
     asyncio.run(main())
 
 
+def test_a_paced_watcher_gets_an_entry_at_once_and_at_most_one_message_per_wait() -> None:
+    async def main() -> None:
+        hub = Hub(limit=64)
+        paced = hub.subscribe(0, gather=60.0, paced=True)
+        hub.publish(1, b"1")  # no message for a wait: at once
+        assert await asyncio.wait_for(paced.next(), 30) == b"1"
+        hub.publish(2, b"2")  # the last message is not a wait old: held
+        hub.publish(3, b"3")
+        held = asyncio.ensure_future(paced.next())
+        done, _ = await asyncio.wait({held}, timeout=0.2)
+        assert not done
+        hub.close(End.FINISHED)  # the end sends what is held, in one message
+        assert await held == b"23"
+        assert await paced.next() is End.FINISHED
+
+    asyncio.run(main())
+
+
 def test_gather_millis_is_bounded_and_a_gathering_spectator_sees_every_entry(
     tmp_path: Path,
 ) -> None:
@@ -354,7 +372,11 @@ def test_a_spectator_that_does_not_say_gathers_for_the_servers_default(tmp_path:
             for watch in watches:
                 assert (await watch.read()).snapshot.sequence >= 0
             game = await server.registry.find(name)
-            assert sorted(w.gather for w in game.hub._watchers) == [0.0, 0.0, 0.07]
+            assert sorted((w.gather, w.paced) for w in game.hub._watchers) == [
+                (0.0, False),
+                (0.0, False),
+                (0.07, True),
+            ]
             for watch in watches:
                 watch.cancel()
 
