@@ -317,6 +317,44 @@ def test_a_paced_watcher_gets_an_entry_at_once_and_at_most_one_message_per_wait(
     asyncio.run(main())
 
 
+def test_spectators_share_one_queue_and_one_joined_batch() -> None:
+    # Watchers that take every entry as it is get the same bytes, joined once;
+    # a seat that leaves out its own entries still gets its own selection.
+    async def main() -> None:
+        hub = Hub(limit=64)
+        spectators = [hub.subscribe(0, gather=60.0) for _ in range(3)]
+        seat = hub.subscribe(0, skip="red")
+        hub.publish_many([(1, b"1", "red", "blue", None), (2, b"2", "blue", "red", None)])
+        hub.publish(3, b"3", "red", "blue")
+        assert await seat.next() == b"2"
+        hub.close(End.FINISHED)
+        batches = [await s.next() for s in spectators]
+        assert batches == [b"123"] * 3
+        assert batches[0] is batches[1] is batches[2]
+        assert [s.delivered for s in spectators] == [3, 3, 3]
+        assert [await s.next() for s in spectators] == [End.FINISHED] * 3
+
+    asyncio.run(main())
+
+
+def test_gathering_spectators_are_released_when_half_their_buffer_is_full() -> None:
+    async def main() -> None:
+        hub = Hub(limit=8)
+        early = hub.subscribe(0, gather=60.0)
+        for sequence in range(1, 4):
+            hub.publish(sequence, b"%d" % sequence)
+        late = hub.subscribe(3, gather=60.0)
+        hub.publish(4, b"4")  # early holds 4 of 8: both go without waiting out the minute
+        assert await asyncio.wait_for(early.next(), 30) == b"1234"
+        assert await asyncio.wait_for(late.next(), 30) == b"4"
+        hub.unsubscribe(late)
+        hub.close(End.FINISHED)
+        assert await early.next() is End.FINISHED
+        assert len(hub) == 0
+
+    asyncio.run(main())
+
+
 def test_gather_millis_is_bounded_and_a_gathering_spectator_sees_every_entry(
     tmp_path: Path,
 ) -> None:
