@@ -67,7 +67,7 @@ class ClientLimits:
     #: (WatchGameRequest.gather_millis left out) gets at most one message per
     #: this many milliseconds, an entry at once when its last message is older
     #: (0: every entry at once).
-    spectator_gather_millis: int = 250
+    spectator_gather_millis: int = 300
 
 
 def peer_address(peer: str) -> str:

@@ -420,7 +420,7 @@ class WatchGameRequest(_message.Message):
     spectator of a fast game): once an entry is ready, wait this many
     milliseconds (0 to 100) for more and send them all in one message. 0: at once.
     Left out: a seat's watch sends at once; a spectator's is paced by the
-    server (at most one message per 250 ms unless the operator sets another
+    server (at most one message per 300 ms unless the operator sets another
     pace; an entry goes at once when the last message is older), so that many
     spectators of a fast game cost few messages.
     """
