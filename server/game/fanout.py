@@ -208,9 +208,18 @@ class _Flock:
             lagging = self._trim(limit)
         self._frames.append(frame)
         self._sequences.append(sequence)
-        if not self.gather or 2 * (self.end - self._low) >= limit:
+        if not self.gather:
             self.release()
-        elif not self._due:
+            return lagging
+        end = self.end
+        if 2 * (end - self._low) >= limit:
+            # A member half full goes without waiting; the others keep gathering.
+            for watcher in self.members:
+                if 2 * (end - watcher._taken) >= limit:
+                    watcher._released = True
+                    if watcher._waiter is not None:
+                        watcher._wake()
+        if not self._due:
             # More entries may come meanwhile: they go out in the same message.
             self._due = True
             loop = asyncio.get_running_loop()
