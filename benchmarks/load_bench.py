@@ -152,15 +152,24 @@ async def _spectator(
     sent: dict[int, float],
     delivery: list[float],
     gather_ms: int | None = None,
+    *,
+    messages: list[int] | None = None,
 ) -> None:
-    """Watch without a token; time each action's entry from when it was sent."""
+    """Watch without a token; time each action's entry from when it was sent.
+
+    ``messages`` gets the number of messages the watch received.
+    """
     request = spb.WatchGameRequest(name=name, gather_millis=gather_ms)
+    count = 0
     async for message in stub.WatchGame(request):
         now = time.perf_counter()
+        count += 1
         for entry in message.entries:
             start = sent.get(entry.sequence)
             if start is not None:
                 delivery.append(now - start)
+    if messages is not None:
+        messages.append(count)
 
 
 async def _play(
@@ -197,12 +206,17 @@ async def _play(
         lobby.append((stub, created.game.name, tokens))
     round_trips: list[float] = []
     delivery: list[float] = []
+    messages: list[int] = []
     tasks = []
     for g, (stub, name, tokens) in enumerate(lobby):
         sent: dict[int, float] = {}
         for w in range(spectators):
             watcher = on(g + 1 + w, w) if nodes > 1 else on(g, w)
-            tasks.append(asyncio.create_task(_spectator(watcher, name, sent, delivery, gather_ms)))
+            tasks.append(
+                asyncio.create_task(
+                    _spectator(watcher, name, sent, delivery, gather_ms, messages=messages)
+                )
+            )
         for i, (colour, token) in enumerate(tokens.items()):
             tasks.append(
                 asyncio.create_task(
@@ -240,6 +254,7 @@ async def _play(
         "elapsed": elapsed,
         "cpu": cpu,
         "actions": len(round_trips),
+        "spectator_messages": sum(messages),
     }
 
 
@@ -452,6 +467,7 @@ def run(
         "delivery_ms_p50": round(_percentile(delivery, 50) * 1e3, 1),
         "delivery_ms_p99": round(_percentile(delivery, 99) * 1e3, 1),
         "deliveries": len(delivery),
+        "spectator_messages": sum(r["spectator_messages"] for r in results),
     }
 
 
@@ -554,7 +570,8 @@ def _scenarios(args: argparse.Namespace, database: Callable[[], str | None]) -> 
         )
         print(
             f"  spectator delivery   p50 {figures['delivery_ms_p50']} ms, "
-            f"p99 {figures['delivery_ms_p99']} ms ({figures['deliveries']} deliveries)",
+            f"p99 {figures['delivery_ms_p99']} ms ({figures['deliveries']} deliveries"
+            f" in {figures['spectator_messages']} messages)",
             flush=True,
         )
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from server.rpc.limits import MAX_GATHER_MILLIS, ClientLimits
+from server.rpc.limits import MAX_SPECTATOR_GATHER_MILLIS, ClientLimits
 from server.rpc.tls import TlsFiles
 
 
@@ -36,8 +36,9 @@ def add_arguments(parser: argparse.ArgumentParser, env: Callable[..., Any]) -> N
         "--spectator-gather-ms",
         type=int,
         default=int(env("TONGIAKI_SPECTATOR_GATHER_MS", defaults.spectator_gather_millis)),
-        help=f"a spectator's watch that does not say gathers entries this long, 0 to"
-        f" {MAX_GATHER_MILLIS} (0: each entry at once)",
+        help="a spectator's watch that does not say how long to gather gets at most one"
+        f" message per this many milliseconds, 0 to {MAX_SPECTATOR_GATHER_MILLIS}"
+        " (0: each entry at once)",
     )
     parser.add_argument(
         "--trusted-proxy",
@@ -80,8 +81,8 @@ def config_fields(args: argparse.Namespace) -> dict[str, Any]:
     """The ``server.app.Config`` fields of the parsed flags."""
     if (args.tls_cert is None) != (args.tls_key is None):
         raise SystemExit("--tls-cert and --tls-key go together")
-    if not 0 <= args.spectator_gather_ms <= MAX_GATHER_MILLIS:
-        raise SystemExit(f"--spectator-gather-ms must be 0..{MAX_GATHER_MILLIS}")
+    if not 0 <= args.spectator_gather_ms <= MAX_SPECTATOR_GATHER_MILLIS:
+        raise SystemExit(f"--spectator-gather-ms must be 0..{MAX_SPECTATOR_GATHER_MILLIS}")
     if args.tls_peer_ca is not None and args.tls_cert is None:
         raise SystemExit("--tls-peer-ca needs --tls-cert and --tls-key")
     return {

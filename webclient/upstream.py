@@ -143,8 +143,12 @@ class Upstream:
     def watch(self, name: str, after: int | None) -> Any:
         """A WatchGame stream (iterable, cancellable) from ``after`` or a snapshot;
         every message with entries carries the game after them (``latest``), and
-        every entry the board after it (``boards``)."""
-        request = spb.WatchGameRequest(name=name, include_latest=True, include_boards=True)
+        every entry the board after it (``boards``). It waits 100 ms after an
+        entry for more, not the server's pace for spectators: one watch serves
+        every browser of the game."""
+        request = spb.WatchGameRequest(
+            name=name, include_latest=True, include_boards=True, gather_millis=100
+        )
         if after is not None:
             request.after_sequence = after
         return self.stub.WatchGame(request)

@@ -379,6 +379,7 @@ class Authority:
         *,
         older: Callable[[int, int], Awaitable[list[Frame]]] | None = None,
         gather: float = 0.0,
+        paced: bool = False,
         boards: bool = False,
     ) -> tuple[bytes, Watcher | None]:
         """What a new watch sends first, and its watcher (None if nothing more will come).
@@ -389,8 +390,10 @@ class Authority:
         ``exclude_own``, the entries of actions ``viewer`` submitted are left
         out; with ``hold_until_turn``, new entries wait until one gives
         ``viewer`` the decision (or half the watch buffer is full, or the watch
-        ends); with ``gather`` (seconds), a ready entry waits that long for more;
-        with ``boards``, each new entry comes with the board after it.
+        ends); with ``gather`` (seconds), a ready entry waits that long for more
+        (``paced``: at most one message per ``gather``, an entry going at once
+        when the last message is older); with ``boards``, each new entry comes
+        with the board after it.
         """
         skip = viewer if exclude_own else None
         async with self._lock:
@@ -425,7 +428,7 @@ class Authority:
                 return first, None
             hold_for = viewer if hold_until_turn else None
             watcher = self.hub.subscribe(
-                self.sequence, skip, hold_for, gather, boards=boards, viewer=viewer
+                self.sequence, skip, hold_for, gather, boards=boards, viewer=viewer, paced=paced
             )
             return first, watcher
 

@@ -47,6 +47,9 @@ MAX_MESSAGE_BYTES = 64 * 1024
 #: Longest wait of a watch for more entries to send together (gather_millis).
 MAX_GATHER_MILLIS = 100
 
+#: Longest time between a paced spectator's messages the operator may set.
+MAX_SPECTATOR_GATHER_MILLIS = 1000
+
 
 @dataclass(frozen=True)
 class ClientLimits:
@@ -60,9 +63,11 @@ class ClientLimits:
     watches_per_client: int = 512
     #: Peers whose ``x-forwarded-for`` metadata names the client (the web gateway).
     trusted_proxies: tuple[str, ...] = ()
-    #: How long a spectator's watch gathers entries when it does not say
-    #: (WatchGameRequest.gather_millis left out), in milliseconds (0: at once).
-    spectator_gather_millis: int = 100
+    #: A spectator's watch that does not say how long to gather
+    #: (WatchGameRequest.gather_millis left out) gets at most one message per
+    #: this many milliseconds, an entry at once when its last message is older
+    #: (0: every entry at once).
+    spectator_gather_millis: int = 300
 
 
 def peer_address(peer: str) -> str:

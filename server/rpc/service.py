@@ -313,6 +313,10 @@ class GameService:
         after = request.after_sequence if request.HasField("after_sequence") else None
         if not 0 <= request.gather_millis <= MAX_GATHER_MILLIS:
             raise invalid(f"gather_millis must be 0..{MAX_GATHER_MILLIS}", field="gather_millis")
+        # A spectator that leaves the wait to the server is paced: at most one
+        # message per the server's spectator wait, an entry at once when the last
+        # message is older.
+        paced = not request.HasField("gather_millis") and viewer is None
         if request.HasField("gather_millis"):
             gather = request.gather_millis
         else:
@@ -325,6 +329,7 @@ class GameService:
             hold,
             older=self.registry.older(game.id),
             gather=gather / 1000,
+            paced=paced,
             boards=request.include_boards,
         )
         return game, viewer, first, watcher

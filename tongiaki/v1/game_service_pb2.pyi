@@ -419,9 +419,10 @@ class WatchGameRequest(_message.Message):
     """For a watcher that need not see each entry the moment it is made (a
     spectator of a fast game): once an entry is ready, wait this many
     milliseconds (0 to 100) for more and send them all in one message. 0: at once.
-    Left out: a seat's watch sends at once; a spectator's gathers for the
-    server's spectator default (100 ms unless the operator sets another), so
-    that many spectators of a fast game cost few messages.
+    Left out: a seat's watch sends at once; a spectator's is paced by the
+    server (at most one message per 300 ms unless the operator sets another
+    pace; an entry goes at once when the last message is older), so that many
+    spectators of a fast game cost few messages.
     """
     include_boards: _builtins.bool
     """Every entry comes with the game right after it, as the caller sees it

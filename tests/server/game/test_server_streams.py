@@ -299,6 +299,65 @@ def test_the_watchers_of_a_game_that_gather_as_long_go_out_together() -> None:
     asyncio.run(main())
 
 
+def test_a_paced_watcher_gets_an_entry_at_once_and_at_most_one_message_per_wait() -> None:
+    async def main() -> None:
+        hub = Hub(limit=64)
+        paced = hub.subscribe(0, gather=60.0, paced=True)
+        hub.publish(1, b"1")  # no message for a wait: at once
+        assert await asyncio.wait_for(paced.next(), 30) == b"1"
+        hub.publish(2, b"2")  # the last message is not a wait old: held
+        hub.publish(3, b"3")
+        held = asyncio.ensure_future(paced.next())
+        done, _ = await asyncio.wait({held}, timeout=0.2)
+        assert not done
+        hub.close(End.FINISHED)  # the end sends what is held, in one message
+        assert await held == b"23"
+        assert await paced.next() is End.FINISHED
+
+    asyncio.run(main())
+
+
+def test_spectators_share_one_queue_and_one_joined_batch() -> None:
+    # Watchers that take every entry as it is get the same bytes, joined once;
+    # a seat that leaves out its own entries still gets its own selection.
+    async def main() -> None:
+        hub = Hub(limit=64)
+        spectators = [hub.subscribe(0, gather=60.0) for _ in range(3)]
+        seat = hub.subscribe(0, skip="red")
+        hub.publish_many([(1, b"1", "red", "blue", None), (2, b"2", "blue", "red", None)])
+        hub.publish(3, b"3", "red", "blue")
+        assert await seat.next() == b"2"
+        hub.close(End.FINISHED)
+        batches = [await s.next() for s in spectators]
+        assert batches == [b"123"] * 3
+        assert batches[0] is batches[1] is batches[2]
+        assert [s.delivered for s in spectators] == [3, 3, 3]
+        assert [await s.next() for s in spectators] == [End.FINISHED] * 3
+
+    asyncio.run(main())
+
+
+def test_a_gathering_spectator_goes_at_once_when_half_its_buffer_is_full() -> None:
+    async def main() -> None:
+        hub = Hub(limit=8)
+        early = hub.subscribe(0, gather=60.0)
+        for sequence in range(1, 4):
+            hub.publish(sequence, b"%d" % sequence)
+        late = hub.subscribe(3, gather=60.0)
+        hub.publish(4, b"4")  # early holds 4 of 8: it goes without waiting out the minute
+        waiting = asyncio.ensure_future(late.next())
+        assert await asyncio.wait_for(early.next(), 30) == b"1234"
+        done, _ = await asyncio.wait({waiting}, timeout=0.2)
+        assert not done  # late holds 1 of 8: it keeps gathering
+        hub.close(End.FINISHED)
+        assert await waiting == b"4"
+        assert await early.next() is End.FINISHED
+        assert await late.next() is End.FINISHED
+        assert len(hub) == 0
+
+    asyncio.run(main())
+
+
 def test_gather_millis_is_bounded_and_a_gathering_spectator_sees_every_entry(
     tmp_path: Path,
 ) -> None:
@@ -354,7 +413,11 @@ def test_a_spectator_that_does_not_say_gathers_for_the_servers_default(tmp_path:
             for watch in watches:
                 assert (await watch.read()).snapshot.sequence >= 0
             game = await server.registry.find(name)
-            assert sorted(w.gather for w in game.hub._watchers) == [0.0, 0.0, 0.07]
+            assert sorted((w.gather, w.paced) for w in game.hub._watchers) == [
+                (0.0, False),
+                (0.0, False),
+                (0.07, True),
+            ]
             for watch in watches:
                 watch.cancel()
 
