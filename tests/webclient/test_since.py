@@ -17,6 +17,10 @@ from tests.webclient.test_browser import shot
 MINE = "document.body.dataset.myturn === '1' && document.body.dataset.busy !== '1'"
 
 
+class GameOver(Exception):
+    """The game ended before the moment a test waited for."""
+
+
 def _ships(view: dict[str, Any], colour: str) -> Counter[str]:
     out: Counter[str] = Counter()
     for entry in view.get("beaches", []):
@@ -32,14 +36,17 @@ def _scores(view: dict[str, Any]) -> dict[str, int]:
 
 
 def _play_until_news(api: Api, game: str, tokens: dict[str, str]) -> tuple[Any, Any]:
-    """Random moves until yellow decides right after red changed yellow's ships or the
-    points; the boards after yellow's last move and now."""
+    """Random moves until yellow decides right after red changed yellow's ships and the
+    points; the boards after yellow's last move and now. (The stack is the server's
+    secret shuffle: a game that ends first raises GameOver.)"""
     rng = random.Random(5)
     mine: Any = None
     last = ""
     for _ in range(400):
         snapshot = api.ok("GET", f"/api/v1/games/{game}")["snapshot"]
-        decision = snapshot["view"]["decision"]
+        decision = snapshot["view"].get("decision")
+        if decision is None:
+            raise GameOver
         who = decision["player"]
         if who == "COLOUR_YELLOW" and last == "COLOUR_RED" and mine is not None:
             before, now = mine["view"], snapshot["view"]
@@ -68,8 +75,15 @@ def _play_until_news(api: Api, game: str, tokens: dict[str, str]) -> tuple[Any, 
 def test_after_others_moves_the_player_reads_what_changed_for_them(
     browser: Browser, gateway: Running, api: Api, locale: str, viewport: ViewportSize
 ) -> None:
-    game, tokens = api.seated_game(["yellow", "red"])
-    before, now = _play_until_news(api, game, tokens)
+    for _ in range(5):
+        game, tokens = api.seated_game(["yellow", "red"])
+        try:
+            before, now = _play_until_news(api, game, tokens)
+            break
+        except GameOver:
+            continue
+    else:
+        raise AssertionError("five games ended before red changed yellow's ships and the points")
     was, ships = _ships(before, "COLOUR_YELLOW"), _ships(now, "COLOUR_YELLOW")
     changed = {hex for hex in was.keys() | ships.keys() if was[hex] != ships[hex]}
     old, new = _scores(before), _scores(now)
@@ -138,3 +152,24 @@ def test_a_caption_names_who_did_what_while_their_move_plays_back(
         )
         page.wait_for_function(MINE)
         assert caption.inner_text() == ""
+
+
+def test_when_the_others_changed_nothing_for_the_player_the_card_says_so(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    """Red's set-up ship changes neither the points nor yellow's ships: the card still
+    comes, says so, and folds red's move in the log's words."""
+    game, tokens = api.seated_game(["yellow", "red"])
+    api.play(game, {"COLOUR_YELLOW": tokens["COLOUR_YELLOW"]}, steps=1, seed=4)
+    api.play(game, {"COLOUR_RED": tokens["COLOUR_RED"]}, steps=1, seed=4)
+    seat = ("COLOUR_YELLOW", tokens["COLOUR_YELLOW"])
+    with game_page(browser, gateway.url, game, seat) as page:
+        page.wait_for_function(MINE)
+        card = page.get_by_test_id("since")
+        card.wait_for()
+        assert card.get_by_test_id("since-none").inner_text() == (
+            "No change to the points or to your ships."
+        )
+        moves = card.get_by_test_id("since-moves")
+        moves.locator("summary").click()
+        assert "Red" in moves.locator("li").first.inner_text()

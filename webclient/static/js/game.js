@@ -888,9 +888,11 @@ export class GamePage {
       picker.picks.length ? h("button", { type: "button", class: "secondary reset", testid: "reset", onclick: () => { picker.reset(); this.render(); } }, t("decision.reset")) : null,
       ready ? h("button", { type: "button", testid: "confirm", class: "primary", onclick: () => this.submit(ready.action) },
         t("decision.confirm", { option: describeOption(ready.action, view, decision) })) : null);
+    // What the choice will do comes right under Confirm, never below the fold of a phone's dock.
     const parts = [
       h("h2", {}, decisionPrompt(decision)),
       actions,
+      ready ? this.renderConsequences(ready.action, view, decision) : null,
       h("p", { class: "muted", testid: "instruction" }, this.instruction(decision, picker)),
       this.renderSince(view),
     ];
@@ -909,7 +911,6 @@ export class GamePage {
       parts.push(h("button", { type: "button", testid: "target", "data-key": key, onclick: () => this.pick(key) },
         td(`target.${key.replace(":", "_")}`)));
     }
-    if (ready) parts.push(this.renderConsequences(ready.action, view, decision));
     const shown = left.slice(0, 40);
     // On a phone the list opens only when asked: the board never moves under a finger.
     if (this.optionsFor !== this.sequence) {

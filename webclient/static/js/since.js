@@ -47,13 +47,15 @@ function spotHexes(hexes, onSpot) {
 
 const spot = (hex, onSpot) => spotHexes([hex.split(",").map(Number)], onSpot);
 
-// The card, or null when nothing changed for the points or this player's ships;
-// under it, folded, the others' moves in the log's words (`moves`: [{ lines, hexes }]).
+// The card (what changed for the points and this player's ships, or that nothing
+// did), and under it, folded, the others' moves in the log's words (`moves`:
+// [{ lines, hexes }]); null when the others made no move.
 export function renderSince({ points, islands }, onSpot, moves = []) {
-  if (!points.length && !islands.length) return null;
   const told = moves.filter((m) => m.lines.length);
+  if (!points.length && !islands.length && !told.length) return null;
   return h("div", { class: "since", testid: "since", role: "note" },
     h("h3", {}, t("since.title")),
+    points.length || islands.length ? null : h("p", { testid: "since-none" }, t("since.none")),
     points.length ? h("p", { testid: "since-points" }, t("since.points"), " ", ...points.map((p) =>
       h("span", { class: "since-item" }, swatch(colourName(p.seat)), " ", player(p.seat), " ",
         h("bdi", { dir: "ltr", class: p.delta > 0 ? "gain" : "loss" }, signed(p.delta))))) : null,
