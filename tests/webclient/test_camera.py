@@ -778,3 +778,46 @@ def test_a_decision_is_framed_with_its_surroundings_and_a_chain_keeps_the_view(
         assert len(shown) == 1 and shown[0]["w"] >= 5 * SIZE - 1e-6, shown
     finally:
         page.close()
+
+
+#: A camera on a board that records where it is sent: others' entries are followed
+#: from the player's view, one of them far outside it; then they have all played.
+RETURN = """
+async () => {
+  const { Camera } = await import("/static/js/camera.js");
+  const sent = [];
+  const board = {
+    goal: { x: -200, y: -200, w: 400, h: 400 }, framed: true,
+    aspect: () => 1, wholeBox: () => ({ x: -2000, y: -2000, w: 4000, h: 4000 }),
+    moveTo(box) { this.goal = box; sent.push(box); return Promise.resolve(); },
+  };
+  const camera = new Camera(board);
+  const home = { ...board.goal };
+  await camera.follow({ action_applied: { action: { expand: { island: { q: 6, r: 0 } } } } }, 0);
+  camera.rest();
+  const back = sent.at(-1);
+  // Followed only inside the view: back exactly where it was.
+  board.goal = { ...home };
+  await camera.follow({ action_applied: { action: { expand: { island: { q: 0, r: 0 } } } } }, 0);
+  camera.rest();
+  return { home, back, moves: sent.length };
+}
+"""
+
+
+def test_after_others_moves_the_view_returns_widened_to_where_they_reached(
+    browser: Browser, gateway: Running
+) -> None:
+    page = browser.new_page(viewport=DESKTOP)
+    try:
+        page.goto(f"{gateway.url}/?lang=en")
+        out = page.evaluate(RETURN)
+    finally:
+        page.close()
+    home, back = out["home"], out["back"]
+    # It takes in the player's view and the far island (q 6 lies at x 900).
+    assert back["x"] <= home["x"] and back["y"] <= home["y"]
+    assert back["x"] + back["w"] >= home["x"] + home["w"]
+    assert back["x"] + back["w"] >= 900
+    # An entry inside the view moves nothing, and nothing is sent back.
+    assert out["moves"] == 2, out

@@ -4,7 +4,7 @@
 // whole board when readable, else the targets with a hex of surroundings, no
 // closer than CLOSEST, none cut off); picks never move it; a manual zoom or pan
 // holds until the player's next decision; once others' entries have played, the
-// view returns to where it was before them.
+// view returns to where it was before them, widened to take in where they reached.
 
 import { SIZE, APOTHEM, centre } from "./geometry.js";
 
@@ -68,6 +68,8 @@ export class Camera {
     this.peeked = null;
     // The view before playback moved it, to return to once the entries have played.
     this.home = null;
+    // Where the entries followed since then took place.
+    this.trail = [];
     // Asked to show the whole board at the next settle (a replay's every step).
     this.refit = false;
   }
@@ -116,8 +118,10 @@ export class Camera {
 
   // Before an entry plays: frame where it happens. Resolves once the view is there.
   follow(entry, speed = 1) {
-    const want = hexBox(entryHexes(entry), SIZE * 0.15);
+    const hexes = entryHexes(entry);
+    const want = hexBox(hexes, SIZE * 0.15);
     if (!want || this.manual) return Promise.resolve();
+    this.trail.push(...hexes);
     if (inside(want, this.board.goal)) return Promise.resolve();
     if (!this.home && this.board.framed) this.home = { ...this.board.goal };
     return this.go(want, speed ? 450 / speed : 0);
@@ -126,8 +130,12 @@ export class Camera {
   // The entries have played: back to the view they were followed from.
   rest() {
     const home = this.home;
+    const trail = hexBox(this.trail, SIZE * 0.15);
     this.home = null;
-    if (home && !this.manual) this.board.moveTo(home, 350);
+    this.trail = [];
+    if (!home || this.manual) return;
+    // Wider where the entries reached beyond it (a tile drawn out of that view).
+    this.board.moveTo(trail && !inside(trail, home) ? this.shape(union(home, trail)) : home, 350);
   }
 
   // A decision of this player, its targets' bounds; `crowded(scale)`: whether its
