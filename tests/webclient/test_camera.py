@@ -695,21 +695,23 @@ def test_a_phone_shows_whose_turn_it_is_on_the_board_screen(
         context.close()
 
 
-#: A phone-sized board framing a decision whose targets reach far to the right:
-#: where the rightmost target ends, against the strip the zoom buttons cover.
+#: A narrow board framing a decision whose targets reach far to the right: where
+#: the rightmost target ends, against the strip the zoom buttons cover when they run
+#: down the right edge (`strip` undefined); and where the targets' middle lies when
+#: they sit in the top strip instead (a phone: zoomStrip 0).
 ZOOM_STRIP = """
-async () => {
+async ([strip]) => {
   const { Camera } = await import("/static/js/camera.js");
   let shown = null;
   const board = {
     aspect: () => 390 / 500, svg: { clientWidth: 390 }, goal: { x: 0, y: 0, w: 1, h: 1 },
-    framed: false, moveTo: (box) => { shown = box; },
+    framed: false, moveTo: (box) => { shown = box; }, zoomStrip: strip ?? undefined,
     scale: (b) => Math.min(390 / b.w, 500 / b.h),
     wholeBox: () => ({ x: -2000, y: -2000, w: 4000, h: 5128 }),
   };
   new Camera(board).decide("k", { x: 0, y: 0, w: 600, h: 200 });
   const px = (x) => (x - shown.x) * 390 / shown.w;
-  return { right: px(600), strip: 390 - 64 };
+  return { right: px(600), middle: px(300), strip: 390 - 64 };
 }
 """
 
@@ -718,8 +720,11 @@ def test_a_decision_is_framed_clear_of_the_zoom_buttons(browser: Browser, gatewa
     page = browser.new_page(viewport=PHONE)
     try:
         page.goto(f"{gateway.url}/?lang=en")
-        where = page.evaluate(ZOOM_STRIP)
+        where = page.evaluate(ZOOM_STRIP, [None])
         assert where["right"] <= where["strip"] + 0.5, where
+        # Buttons in the top strip: the targets are framed in the middle, not pushed aside.
+        centred = page.evaluate(ZOOM_STRIP, [0])
+        assert abs(centred["middle"] - 195) < 1, centred
     finally:
         page.close()
 
@@ -789,6 +794,7 @@ async () => {
   const board = {
     goal: { x: -200, y: -200, w: 400, h: 400 }, framed: true,
     aspect: () => 1, wholeBox: () => ({ x: -2000, y: -2000, w: 4000, h: 4000 }),
+    scale: (b) => 800 / b.w,
     moveTo(box) { this.goal = box; sent.push(box); return Promise.resolve(); },
   };
   const camera = new Camera(board);

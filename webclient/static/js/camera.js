@@ -15,7 +15,10 @@ const MIN_H = 6 * APOTHEM;
 // surroundings stay in sight), and the whole board is shown when it fits at WHOLE.
 const CLOSEST = 1.0;
 const WHOLE = 0.72;
-// The strip at the board's right edge under the zoom buttons (CSS px).
+// The farthest a view is widened after playback (names still shown: board.js FAR is 0.3).
+const READABLE_LEAST = 0.35;
+// The strip at the board's right edge under the zoom buttons (CSS px); none where
+// they lie in a row in the top strip the view keeps clear of (a phone: board.zoomStrip 0).
 const ZOOM_PX = 64;
 // Keys of the wire's fields that name a hex (Hex or Beach messages).
 const HEX_FIELDS = new Set(["beach", "beaches", "at", "island", "back_to", "take", "origin"]);
@@ -134,8 +137,10 @@ export class Camera {
     this.home = null;
     this.trail = [];
     if (!home || this.manual) return;
-    // Wider where the entries reached beyond it (a tile drawn out of that view).
-    this.board.moveTo(trail && !inside(trail, home) ? this.shape(union(home, trail)) : home, 350);
+    // Wider where the entries reached beyond it (a tile drawn out of that view), as
+    // long as the islands' names stay readable there.
+    const wide = trail && !inside(trail, home) ? this.shape(union(home, trail)) : null;
+    this.board.moveTo(wide && this.board.scale(wide) >= READABLE_LEAST ? wide : home, 350);
   }
 
   // A decision of this player, its targets' bounds; `crowded(scale)`: whether its
@@ -193,7 +198,8 @@ export class Camera {
     // The zoom buttons lie over the board's right edge: the view moves right while
     // the targets' left stays in, then widens until no target is under them.
     const px = this.board.svg?.clientWidth ?? 0;
-    const over = () => (px > 3 * ZOOM_PX ? bounds.x + bounds.w - (box.x + box.w * (1 - ZOOM_PX / px)) : 0);
+    const strip = this.board.zoomStrip ?? ZOOM_PX;
+    const over = () => (strip && px > 3 * strip ? bounds.x + bounds.w - (box.x + box.w * (1 - strip / px)) : 0);
     box.x += Math.max(0, Math.min(over(), bounds.x - box.x));
     if (over() > 0) box = this.shape({ ...box, w: box.w + 2 * over() });
     return box;

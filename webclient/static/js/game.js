@@ -584,6 +584,8 @@ export class GamePage {
     const reserve = narrow && this.seat && state === "active" ? Math.min(0.42 * area, 16 * parseFloat(getComputedStyle(document.documentElement).fontSize)) : 0;
     // The players button over the board's top left: targets are framed below it.
     const top = narrow ? this.drawerButton.offsetHeight + 8 : 0;
+    // On a phone the zoom buttons sit in that top strip, not down the right edge.
+    this.board.zoomStrip = narrow ? 0 : undefined;
     if (reserve !== this.board.reserve || top !== this.board.top) {
       this.board.reserve = reserve;
       this.board.top = top;
