@@ -885,11 +885,9 @@ export class GamePage {
     const offBoard = targets.filter((k) => k === "settle" || k === "land:none");
     const ready = left.length === 1 ? left[0] : complete[0] ?? null;
     // Confirm and Start over: one place each, under the prompt.
-    // Start over is always there (greyed until something is picked) and first: neither
-    // button moves when the other comes, so a click meant for one never meets the other.
+    // Start over keeps its place when Confirm appears: a click meant for one never meets the other.
     const actions = h("div", { class: "decision-actions", testid: "decision-actions" },
-      h("button", { type: "button", class: "secondary reset", testid: "reset", disabled: !picker.picks.length,
-        onclick: () => { picker.reset(); this.render(); } }, t("decision.reset")),
+      picker.picks.length ? h("button", { type: "button", class: "secondary reset", testid: "reset", onclick: () => { picker.reset(); this.render(); } }, t("decision.reset")) : null,
       ready ? h("button", { type: "button", testid: "confirm", class: "primary", onclick: () => this.submit(ready.action) },
         t("decision.confirm", { option: describeOption(ready.action, view, decision) })) : null);
     // What the choice will do comes right under Confirm, never below the fold of a phone's dock.
