@@ -693,6 +693,17 @@ def test_a_list_of_beach_numbers_keeps_its_order_in_hebrew(
         page.close()
 
 
+def on_lobby(browser: Browser, gateway: Running, script: str, arg: Any = None) -> Any:
+    """``script`` evaluated on the English lobby, once its catalogue is loaded."""
+    page = browser.new_page()
+    try:
+        page.goto(f"{gateway.url}/?lang=en")
+        page.get_by_test_id("create-game").wait_for()
+        return page.evaluate(script, arg)
+    finally:
+        page.close()
+
+
 EXITS = """
 async ([colours]) => {
   const { GamePage } = await import("/static/js/game.js");
@@ -727,13 +738,7 @@ def test_an_expansion_that_fills_a_beach_says_where_its_ships_could_sail(
 ) -> None:
     """Before Confirm, the beach an expansion fills shows each jetty's voyage with the
     group it would hold (one colour fails at danger 2; three colours pass it)."""
-    page = browser.new_page()
-    try:
-        page.goto(f"{gateway.url}/?lang=en")
-        page.get_by_test_id("create-game").wait_for()
-        lines = page.evaluate(EXITS, [colours])
-    finally:
-        page.close()
+    lines = on_lobby(browser, gateway, EXITS, [colours])
     one = len(set(colours) | {"COLOUR_YELLOW"}) == 1
     group = "a group of one colour" if one else "a group of 3 colours"
     assert lines == [
@@ -817,13 +822,7 @@ def test_an_empty_supply_says_which_ships_to_take_back_first(
 ) -> None:
     """With an empty supply the pink beaches are the player's ships to take back (R5.3):
     the instruction says so before anything is picked."""
-    page = browser.new_page()
-    try:
-        page.goto(f"{gateway.url}/?lang=en")
-        page.get_by_test_id("create-game").wait_for()
-        text = page.evaluate(EMPTY_SUPPLY)
-    finally:
-        page.close()
+    text = on_lobby(browser, gateway, EMPTY_SUPPLY)
     assert text == i18n.translate("en", "hint.take")
 
 
@@ -847,11 +846,5 @@ async () => {
 
 
 def test_a_picked_open_end_shows_where_the_tile_goes(browser: Browser, gateway: Running) -> None:
-    page = browser.new_page()
-    try:
-        page.goto(f"{gateway.url}/?lang=en")
-        page.get_by_test_id("create-game").wait_for()
-        out = page.evaluate(SLOT_PREVIEW)
-    finally:
-        page.close()
+    out = on_lobby(browser, gateway, SLOT_PREVIEW)
     assert out["before"] is None and out["after"] == out["want"], out
