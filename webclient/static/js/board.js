@@ -97,6 +97,7 @@ export class Board {
     new ResizeObserver(() => this.applyBox()).observe(this.svg);
     this.known = new Set();
     this.layouts = new Map();
+    this.spots = new Map();
     this.installPanZoom();
     this.applyBox();
   }
@@ -150,13 +151,39 @@ export class Board {
       this.camera.settle(view);
       return;
     }
+    // Where each target of this decision was drawn, so that a pick's place answers again.
+    const key = options.decisionKey ?? decision;
+    if (key !== this.spotsFor) {
+      this.spotsFor = key;
+      this.spots = new Map();
+    }
     this.drawTargets(picker);
     // Framed once per decision; the targets are drawn again for the new scale.
-    if (this.camera.decide(options.decisionKey ?? decision, this.targetBounds(), (scale) => this.crowded(scale))) {
+    if (this.camera.decide(key, this.targetBounds(), (scale) => this.crowded(scale))) {
       this.layers.targets.replaceChildren();
       this.layers.under.replaceChildren();
       this.drawTargets(picker);
     }
+    this.drawConfirmSpots(options.confirmKeys ?? []);
+  }
+
+  // A complete choice: each pick's place, clicked or tapped again, confirms it
+  // (the ghosts layer answers "confirm"; targets still offered lie above it).
+  drawConfirmSpots(keys) {
+    for (const key of keys) {
+      const spot = this.spots.get(key);
+      if (!spot) continue;
+      // Under the previewed ships (which confirm too, and are seen).
+      const hit = el("circle", { cx: spot.x, cy: spot.y, r: spot.r, class: "confirm-hit", "data-testid": "confirm-spot" }, null);
+      hit.dataset.r = String(spot.r);
+      this.layers.ghosts.prepend(hit);
+    }
+    this.sizeConfirmSpots();
+  }
+
+  sizeConfirmSpots() {
+    const least = 22 / this.scale();
+    for (const hit of this.layers.ghosts.querySelectorAll(".confirm-hit")) hit.setAttribute("r", Math.max(Number(hit.dataset.r), least));
   }
 
   // Tiles of the last board that are gone (R11 removed them) fade out.
@@ -452,6 +479,8 @@ export class Board {
         }
       });
       this.layers.targets.appendChild(node);
+      const hit = node.querySelector(".target-hit");
+      if (hit) this.spots.set(key, { x: Number(hit.getAttribute("cx")), y: Number(hit.getAttribute("cy")), r: Number(hit.getAttribute("r")) });
     }
     for (const hit of this.layers.targets.querySelectorAll(".target-hit, .target-dot")) hit.dataset.r = hit.getAttribute("r");
     this.sizeHits();
@@ -464,6 +493,7 @@ export class Board {
       hit.setAttribute("r", Math.max(Number(hit.dataset.r), least));
     }
     this.separateHits();
+    this.sizeConfirmSpots();
     // A dot is seen at a fingertip's size (26 px) where its hit area has the room.
     for (const dot of this.layers.targets.querySelectorAll(".target-dot")) {
       const hit = Number(dot.parentNode.querySelector(".target-hit")?.getAttribute("r") ?? 0);

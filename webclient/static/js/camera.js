@@ -3,7 +3,8 @@
 // with room, slides at the same zoom when they fit, else is framed afresh (the
 // whole board when readable, else the targets with a hex of surroundings, no
 // closer than CLOSEST, none cut off); picks never move it; a manual zoom or pan
-// holds until the player's next decision; once others' entries have played, the
+// holds until the player's next decision, whose targets are then slid into view at
+// that zoom where they fit; once others' entries have played, the
 // view returns to where it was before them, widened to take in where they reached.
 
 import { SIZE, APOTHEM, centre } from "./geometry.js";
@@ -67,6 +68,9 @@ export class Camera {
     this.board = board;
     // The player zoomed or panned: hold still until their next decision.
     this.manual = false;
+    // The player chose a zoom once: later decisions keep it where their targets fit
+    // (until "fit" shows the whole board again).
+    this.chosen = false;
     this.decisionKey = null;
     this.peeked = null;
     // The view before playback moved it, to return to once the entries have played.
@@ -97,6 +101,7 @@ export class Camera {
   // The player moved the view by hand.
   hold() {
     this.manual = true;
+    this.chosen = true;
     this.peeked = null;
     this.home = null;
   }
@@ -104,6 +109,7 @@ export class Camera {
   // The whole board, and that view holds (the "fit" button).
   showAll() {
     this.hold();
+    this.chosen = false;
     this.board.moveTo(this.board.wholeBox(), 0);
   }
 
@@ -149,7 +155,7 @@ export class Camera {
     if (key === this.decisionKey) return false;
     // The next decision of a chain (nothing else came between).
     const chain = typeof key === "number" && key === this.decisionKey + 1 && !this.manual;
-    const manual = this.manual;
+    const manual = this.manual || this.chosen;
     this.decisionKey = key;
     this.manual = false;
     if (!bounds) return false;
@@ -164,7 +170,8 @@ export class Camera {
     const whole = this.board.wholeBox();
     const roomy = (goal.w >= Math.min(MIN_W, whole.w) - 1 && goal.h >= Math.min(MIN_H, whole.h) - 1)
       && scale <= Math.max(CLOSEST, this.board.scale(whole)) * 1.05;
-    if (this.board.framed && roomy && !crowded(scale) && want.w <= goal.w && want.h <= goal.h) {
+    // At the zoom the player chose, or a roomy one, targets that fit are slid into view.
+    if (this.board.framed && (roomy || manual) && !crowded(scale) && want.w <= goal.w && want.h <= goal.h) {
       if (inside(want, goal)) return false;
       // They fit at this zoom: slide just enough.
       const slide = (p, s) => Math.min(Math.max(goal[p], want[p] + want[s] - goal[s]), want[p]);

@@ -156,8 +156,32 @@ function voyage(path, view) {
   return lines;
 }
 
-// The sentences for `action` of `decision`, as seat `me` ("red") would see them happen.
-export function consequences(action, view, decision, me, path = null, exits = null) {
+// Tiles left in either pile at which the end of the game is near (R12: it ends
+// once the last island tile or the last sea tile is drawn).
+const FEW_TILES = 2;
+
+export function fewTilesLeft(view) {
+  const stack = view?.stack;
+  return Boolean(stack) && Math.min(stack.island ?? 0, stack.sea ?? 0) <= FEW_TILES;
+}
+
+// Whether `action` may draw a tile: a new settlement and its open ends, a voyage
+// that reaches open sea, or a chain reaction with a way out there.
+function mayDraw(action, view, decision, me, path, exits) {
+  switch (actOf(action)) {
+    case "settle":
+    case "place":
+      return true;
+    case "royal":
+      return false;
+    case "emigrate":
+      return path?.end?.kind === "open";
+    default:
+      return Boolean(exits) && fills(action, view, decision, me).some((beach) => exits(beach).some((p) => p.end.kind === "open"));
+  }
+}
+
+function told(action, view, decision, me, path, exits) {
   switch (actOf(action)) {
     case "settle":
       return settling(view, me);
@@ -168,4 +192,12 @@ export function consequences(action, view, decision, me, path = null, exits = nu
     default:
       return filled(action, view, decision, me, exits);
   }
+}
+
+// The sentences for `action` of `decision`, as seat `me` ("red") would see them
+// happen; with few tiles left, that a tile it draws may end the game.
+export function consequences(action, view, decision, me, path = null, exits = null) {
+  const lines = told(action, view, decision, me, path, exits);
+  if (fewTilesLeft(view) && mayDraw(action, view, decision, me, path, exits)) lines.push(t("consequence.may_end"));
+  return lines;
 }

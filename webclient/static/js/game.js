@@ -14,12 +14,12 @@ import { Chronicle, fetchEntries } from "./history.js";
 import { prefs, SPEEDS } from "./settings.js";
 import { TurnAlerts, allowNotifications, clockText } from "./alerts.js";
 import { renderEnd } from "./endgame.js";
-import { consequences } from "./consequences.js";
+import { consequences, fewTilesLeft } from "./consequences.js";
 import { since, renderSince } from "./since.js";
 import { Social, isAside } from "./social.js";
 import { HelpMode } from "./help.js";
 import {
-  botLabel, botLevel, colour as colourText, decisionPrompt, describeOption, errorText, gameTitle, isBot,
+  botLabel, botLevel, colour as colourText, decisionPrompt, describeOption, entryLines, errorText, gameTitle, isBot,
   leftOver, player, setPlayers, tileName,
 } from "./text.js";
 import { colourName, wireColour, stateName, kindOf } from "./wire.js";
@@ -33,6 +33,8 @@ const hexKey = (x) => `${x?.q ?? 0},${x?.r ?? 0}`;
 // A touch screen: its texts say "tap" where a mouse's say "click".
 const touch = () => window.matchMedia?.("(pointer: coarse)").matches;
 const hint = (kind) => (touch() && has(`hint_tap.${kind}`) ? td(`hint_tap.${kind}`) : td(`hint.${kind}`));
+// Events of a player's own move that they did not pick themselves (told again at their next decision).
+const OUTCOMES = ["voyage_failed", "bounced", "stranded", "island_removed"];
 const placesTile = (entry) => (entry.action_applied?.events ?? []).some((e) => e.tile_placed);
 
 export class GamePage {
@@ -91,13 +93,15 @@ export class GamePage {
     this.boardHint = h("p", { class: "board-hint", testid: "board-hint" });
     this.playback = h("div", { class: "playback", testid: "playback" });
     this.caption = h("p", { class: "caption", testid: "caption", "aria-hidden": "true" });
+    // The tiles left in the stack, always on the board; a warning once the end is near.
+    this.stackChip = h("p", { class: "stack-chip", testid: "stack-chip" });
     this.dock = h("div", { class: "dock", testid: "dock" });
     // On a phone, players and log open over the board and close back to it.
     // Its second line says whose turn it is: seen on the board screen, drawer closed.
     this.drawerStatus = h("span", { class: "drawer-status", testid: "board-status" });
     this.drawerButton = h("button", { type: "button", class: "drawer-open", testid: "drawer-open",
       "aria-expanded": "false", onclick: () => this.drawer(true) }, t("drawer.open"), this.drawerStatus);
-    this.boardArea.append(this.boardHint, this.caption, this.playback, this.dock, this.drawerButton);
+    this.boardArea.append(this.boardHint, this.caption, this.stackChip, this.playback, this.dock, this.drawerButton);
     this.social.mount(this.boardArea);
     this.side = h("aside", { class: "side" });
     this.errorBox = h("p", { class: "error", testid: "error", role: "alert" });
@@ -407,14 +411,21 @@ export class GamePage {
     if (!this.picker || this.busy || !this.mine()) return;
     // The preview pointed at again: the choice it shows, confirmed.
     if (key === "confirm") {
-      const left = this.picker.remaining();
-      const ready = left.length === 1 ? left[0] : this.picker.complete()[0];
-      if (ready && this.picker.picks.length) this.submit(ready.action);
+      const ready = this.ready();
+      if (ready) this.submit(ready.action);
       return;
     }
     const chosen = this.picker.pick(key);
     if (chosen && !prefs.get("confirm")) this.submit(chosen.action);
     else this.render();
+  }
+
+  // The option the picks so far make, ready to confirm (null while one is still to be made).
+  ready() {
+    const picker = this.picker;
+    if (!picker?.picks.length) return null;
+    const left = picker.remaining();
+    return (left.length === 1 ? left[0] : picker.complete()[0]) ?? null;
   }
 
   choose(option) {
@@ -583,7 +594,10 @@ export class GamePage {
     const area = this.boardArea.clientHeight;
     const reserve = narrow && this.seat && state === "active" ? Math.min(0.42 * area, 16 * parseFloat(getComputedStyle(document.documentElement).fontSize)) : 0;
     // The players button over the board's top left: targets are framed below it.
-    const top = narrow ? this.drawerButton.offsetHeight + 8 : 0;
+    // The stack's counts lie under that strip (on a desktop, in the top corner): framed below them too.
+    this.renderStack(view);
+    const chip = this.stackChip.hidden ? 0 : this.stackChip.offsetTop + this.stackChip.offsetHeight + 4;
+    const top = Math.max(narrow ? this.drawerButton.offsetHeight + 8 : 0, chip);
     // On a phone the zoom buttons sit in that top strip, not down the right edge.
     this.board.zoomStrip = narrow ? 0 : undefined;
     if (reserve !== this.board.reserve || top !== this.board.top) {
@@ -591,7 +605,7 @@ export class GamePage {
       this.board.top = top;
       this.board.applyBox();
     }
-    this.board.render(view, this.picker, { ...boardOptions, marks: this.marks, decisionKey: this.sequence, ...this.preview(view) });
+    this.board.render(view, this.picker, { ...boardOptions, marks: this.marks, decisionKey: this.sequence, confirmKeys: this.ready() ? this.picker.picks : [], ...this.preview(view) });
     this.boardHint.textContent = view ? "" : t("board.before_start");
     this.renderPlayback();
     // The log right after the players (on a phone, in the drawer).
@@ -716,6 +730,17 @@ export class GamePage {
     this.againButton.hidden = Boolean(waiting) || stateName(this.game?.state) !== "active" || !this.lastRound().length;
     this.skipButton.hidden = !waiting;
     this.skipButton.textContent = waiting ? tn("playback.skip", waiting) : "";
+  }
+
+  renderStack(view) {
+    const stack = view?.stack;
+    const active = stateName(this.game?.state) === "active";
+    const ending = active && fewTilesLeft(view);
+    this.stackChip.hidden = !active || !stack;
+    this.stackChip.classList.toggle("ending", ending);
+    if (!active || !stack) return;
+    const counts = h("span", {}, t("deck.counts", { island_tiles: stack.island ?? 0, sea_tiles: stack.sea ?? 0 }));
+    this.stackChip.replaceChildren(counts, ...(ending ? [h("span", { class: "stack-ending", testid: "stack-ending" }, t("stack.ending"))] : []));
   }
 
   // Built once: a re-render (the next decision) never closes it.
@@ -943,18 +968,35 @@ export class GamePage {
       const items = this.chronicle.items.filter((item) => item.entry.action_applied);
       const round = this.lastRound();
       this.sinceMoves = round.map((item) => ({ lines: item.lines, hexes: entryHexes(item.entry.action_applied ?? {}) }));
+      this.sinceYours = round.length ? this.ownOutcomes(round[0]) : [];
       if (round.length && round.at(-1) === items.at(-1)) {
         this.pastState(round[0].sequence - 1).then((before) => {
           if (!before?.view || this.sinceFor !== key || !this.view) return;
           this.sinceData = since(before.view, this.view, colourName(this.seat.colour));
           // Into the decision shown, under its instruction: the board is not drawn again.
-          const card = renderSince(this.sinceData, (hexes) => this.board.spot(hexes), this.sinceMoves);
+          const card = renderSince(this.sinceData, (hexes) => this.board.spot(hexes), this.sinceMoves, this.sinceYours);
           const under = this.root.querySelector("[data-testid=decision] [data-testid=instruction]");
           if (card && under && !under.parentNode.querySelector("[data-testid=since]")) under.after(card);
         });
       }
     }
-    return this.sinceData ? renderSince(this.sinceData, (hexes) => this.board.spot(hexes), this.sinceMoves) : null;
+    return this.sinceData ? renderSince(this.sinceData, (hexes) => this.board.spot(hexes), this.sinceMoves, this.sinceYours) : null;
+  }
+
+  // What this player's own move just before `first` (the others' first entry since)
+  // brought about by itself: voyages that failed or turned back, ships sent home.
+  ownOutcomes(first) {
+    const items = this.chronicle.items;
+    let i = items.indexOf(first);
+    const lines = [];
+    while (i > 0 && (this.isOwn(items[i - 1].entry) || isAside(items[i - 1].entry))) {
+      i -= 1;
+      const applied = items[i].entry.action_applied;
+      if (!applied || !this.isOwn(items[i].entry)) continue;
+      const events = (applied.events ?? []).filter((e) => OUTCOMES.some((kind) => kind in e));
+      if (events.length) lines.unshift(...entryLines({ action_applied: { ...applied, events } }, this.chronicle.place));
+    }
+    return lines;
   }
 
   // What the option about to be confirmed will do, in words (and a voyage's group by colour).

@@ -50,12 +50,15 @@ const spot = (hex, onSpot) => spotHexes([hex.split(",").map(Number)], onSpot);
 // The card (what changed for the points and this player's ships, or that nothing
 // did), and under it, folded, the others' moves in the log's words (`moves`:
 // [{ lines, hexes }]); null when the others made no move.
-export function renderSince({ points, islands }, onSpot, moves = []) {
+// `yours`: what this player's own last move brought about that they did not pick
+// (a voyage failed, ships sent home), in the log's words.
+export function renderSince({ points, islands }, onSpot, moves = [], yours = []) {
   const told = moves.filter((m) => m.lines.length);
-  if (!points.length && !islands.length && !told.length) return null;
+  if (!points.length && !islands.length && !told.length && !yours.length) return null;
   return h("div", { class: "since", testid: "since", role: "note" },
     h("h3", {}, t("since.title")),
-    points.length || islands.length ? null : h("p", { testid: "since-none" }, t("since.none")),
+    yours.length ? h("p", { testid: "since-yours" }, t("since.yours"), " ", sentences(yours)) : null,
+    points.length || islands.length || yours.length ? null : h("p", { testid: "since-none" }, t("since.none")),
     points.length ? h("p", { testid: "since-points" }, t("since.points"), " ", ...points.map((p) =>
       h("span", { class: "since-item" }, swatch(colourName(p.seat)), " ", player(p.seat), " ",
         h("bdi", { dir: "ltr", class: p.delta > 0 ? "gain" : "loss" }, signed(p.delta))))) : null,
