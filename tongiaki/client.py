@@ -5,10 +5,11 @@ retries, and watch with resume, over one server or several nodes.
 for asyncio. Both follow the contract's retry rules: the channel sends a call
 refused with ``UNAVAILABLE`` (every reason in :data:`tongiaki.reasons.RETRYABLE`)
 again by itself, to another node where there are several (gRPC's retry policy,
-:mod:`tongiaki.channels`); a change with a request id (a decision, a take-back, a message) is
-sent again with the same one while its outcome is unknown (a deadline passed,
-or the channel's tries ran out), so it is applied once; a watch that breaks is resumed
-after the last sequence it delivered, so each entry is delivered once.
+:mod:`tongiaki.channels`); a change with a request id (a new game, a join, a start,
+a decision, a take-back, a message) is sent again with the same one while its outcome
+is unknown (a deadline passed, or the channel's tries ran out), so it is applied once;
+a watch that breaks is resumed after the last sequence it delivered, so each entry is
+delivered once.
 
     client = Client("127.0.0.1:50051")
     game = client.create(["red", "blue"]).game.name
@@ -109,8 +110,9 @@ def colour(name: str | int) -> pb.Colour.ValueType:
 
 
 def request_id() -> str:
-    """A fresh request id: a retry of the same change sends the same one."""
-    return secrets.token_hex(8)
+    """A fresh request id: a retry of the same change sends the same one. Random
+    (96 bits): a join's id gets its seat's token back, so nobody may guess it."""
+    return secrets.token_hex(12)
 
 
 def _waits(patience: float = PATIENCE) -> Iterator[float]:
@@ -136,12 +138,25 @@ class _Requests:
     """The requests both clients send."""
 
     @staticmethod
-    def create(seats: Sequence[str | int], settings: pb.GameSettings | None) -> Any:
-        return spb.CreateGameRequest(seats=[colour(s) for s in seats], settings=settings)
+    def create(
+        seats: Sequence[str | int], settings: pb.GameSettings | None, rid: str | None
+    ) -> Any:
+        return spb.CreateGameRequest(
+            seats=[colour(s) for s in seats], settings=settings, request_id=rid or request_id()
+        )
 
     @staticmethod
-    def join(name: str, seat: str | int, display_name: str) -> Any:
-        return spb.JoinGameRequest(name=name, colour=colour(seat or 0), display_name=display_name)
+    def join(name: str, seat: str | int, display_name: str, rid: str | None) -> Any:
+        return spb.JoinGameRequest(
+            name=name,
+            colour=colour(seat or 0),
+            display_name=display_name,
+            request_id=rid or request_id(),
+        )
+
+    @staticmethod
+    def start(name: str, rid: str | None) -> Any:
+        return spb.StartGameRequest(name=name, request_id=rid or request_id())
 
     @staticmethod
     def submit(name: str, action: pb.Action, sequence: int, rid: str | None) -> Any:
@@ -193,18 +208,28 @@ class Client:
             raise Refused.from_rpc(error) from None
 
     def create(
-        self, seats: Sequence[str | int], settings: pb.GameSettings | None = None
+        self,
+        seats: Sequence[str | int],
+        settings: pb.GameSettings | None = None,
+        rid: str | None = None,
     ) -> spb.CreateGameResponse:
-        """A new game with these seats (colours in seat order)."""
-        return self.call("CreateGame", _Requests.create(seats, settings))  # type: ignore[no-any-return]
+        """A new game with these seats (colours in seat order); sent again with the same
+        request id (``rid``, default a fresh one) while its outcome is unknown, so
+        one game is made."""
+        request = _Requests.create(seats, settings, rid)
+        return self.change("CreateGame", request)  # type: ignore[no-any-return]
 
-    def join(self, name: str, seat: str | int = 0, display_name: str = "") -> spb.JoinGameResponse:
-        """Take a seat (``seat`` 0: the first open one); the answer holds its token."""
-        return self.call("JoinGame", _Requests.join(name, seat, display_name))  # type: ignore[no-any-return]
+    def join(
+        self, name: str, seat: str | int = 0, display_name: str = "", rid: str | None = None
+    ) -> spb.JoinGameResponse:
+        """Take a seat (``seat`` 0: the first open one); the answer holds its token.
+        Sent again as :meth:`create` is, so one seat is taken."""
+        request = _Requests.join(name, seat, display_name, rid)
+        return self.change("JoinGame", request)  # type: ignore[no-any-return]
 
-    def start(self, name: str, token: str) -> spb.StartGameResponse:
-        """Start a game whose seats are all taken."""
-        return self.call("StartGame", spb.StartGameRequest(name=name), token)  # type: ignore[no-any-return]
+    def start(self, name: str, token: str, rid: str | None = None) -> spb.StartGameResponse:
+        """Start a game whose seats are all taken; sent again as :meth:`create` is."""
+        return self.change("StartGame", _Requests.start(name, rid), token)  # type: ignore[no-any-return]
 
     def change(
         self,
@@ -214,10 +239,11 @@ class Client:
         on_retry: Retried | None = None,
         **metadata: str,
     ) -> Any:
-        """A change that carries a request id (``SubmitAction``, ``TakeBack``,
-        ``SendMessage``): sent again, the same request, while its outcome is unknown
-        (for :data:`PATIENCE` seconds), so it is applied once. ``on_retry`` is told
-        of each refusal before the request goes again."""
+        """A change that carries a request id (``CreateGame``, ``JoinGame``,
+        ``StartGame``, ``SubmitAction``, ``TakeBack``, ``SendMessage``): sent again,
+        the same request, while its outcome is unknown (for :data:`PATIENCE`
+        seconds), so it is applied once. ``on_retry`` is told of each refusal
+        before the request goes again."""
         for wait in _waits():
             try:
                 return self.call(method, request, token, **metadata)
@@ -291,20 +317,25 @@ class AsyncClient:
             raise Refused.from_rpc(error) from None
 
     async def create(
-        self, seats: Sequence[str | int], settings: pb.GameSettings | None = None
+        self,
+        seats: Sequence[str | int],
+        settings: pb.GameSettings | None = None,
+        rid: str | None = None,
     ) -> spb.CreateGameResponse:
-        """A new game with these seats (colours in seat order)."""
-        return await self.call("CreateGame", _Requests.create(seats, settings))  # type: ignore[no-any-return]
+        """As :meth:`Client.create`."""
+        request = _Requests.create(seats, settings, rid)
+        return await self.change("CreateGame", request)  # type: ignore[no-any-return]
 
     async def join(
-        self, name: str, seat: str | int = 0, display_name: str = ""
+        self, name: str, seat: str | int = 0, display_name: str = "", rid: str | None = None
     ) -> spb.JoinGameResponse:
-        """Take a seat (``seat`` 0: the first open one); the answer holds its token."""
-        return await self.call("JoinGame", _Requests.join(name, seat, display_name))  # type: ignore[no-any-return]
+        """As :meth:`Client.join`."""
+        request = _Requests.join(name, seat, display_name, rid)
+        return await self.change("JoinGame", request)  # type: ignore[no-any-return]
 
-    async def start(self, name: str, token: str) -> spb.StartGameResponse:
-        """Start a game whose seats are all taken."""
-        return await self.call("StartGame", spb.StartGameRequest(name=name), token)  # type: ignore[no-any-return]
+    async def start(self, name: str, token: str, rid: str | None = None) -> spb.StartGameResponse:
+        """As :meth:`Client.start`."""
+        return await self.change("StartGame", _Requests.start(name, rid), token)  # type: ignore[no-any-return]
 
     async def change(
         self,

@@ -19,6 +19,7 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 
 from tongiaki import nesting
+from tongiaki.client import request_id
 from tongiaki.v1 import game_pb2 as pb
 from tongiaki.v1 import game_service_pb2 as spb
 from webclient.feeds import FATAL, FeedHub, frame
@@ -153,8 +154,12 @@ def _no_constant(text: str) -> float:
     raise _NotFinite(f"{text} is not a number JSON allows")
 
 
-def _call(method: str, message: Message, **fields: Any) -> Response:
-    """Fill ``message`` from the JSON body and path, call ``method``, answer in JSON."""
+def _call(method: str, message: Message, *, fresh_id: bool = False, **fields: Any) -> Response:
+    """Fill ``message`` from the JSON body and path, call ``method``, answer in JSON.
+
+    ``fresh_id``: a request that may leave its ``request_id`` out gets a fresh one
+    when the body has none, so the gateway's own retries of it act once.
+    """
     try:
         body = _body()
         from_json(body, message)
@@ -164,6 +169,8 @@ def _call(method: str, message: Message, **fields: Any) -> Response:
         return _bad_request(str(error)[:500])
     for key, value in fields.items():
         setattr(message, key, value)
+    if fresh_id and not message.request_id:  # type: ignore[attr-defined]
+        message.request_id = request_id()  # type: ignore[attr-defined]
     return _answer(method, message)
 
 
@@ -193,7 +200,7 @@ def _check_game(endpoint: str | None, values: dict[str, Any] | None) -> None:
 
 def create_game() -> Response:
     """CreateGame."""
-    return _call("CreateGame", spb.CreateGameRequest())
+    return _call("CreateGame", spb.CreateGameRequest(), fresh_id=True)
 
 
 def list_games() -> Response:
@@ -262,12 +269,12 @@ def propose_rematch(game: str) -> Response:
 
 def join_game(game: str) -> Response:
     """JoinGame; the seat token in the answer is for the joining browser alone."""
-    return _call("JoinGame", spb.JoinGameRequest(), name=_name(game))
+    return _call("JoinGame", spb.JoinGameRequest(), fresh_id=True, name=_name(game))
 
 
 def start_game(game: str) -> Response:
     """StartGame."""
-    return _call("StartGame", spb.StartGameRequest(), name=_name(game))
+    return _call("StartGame", spb.StartGameRequest(), fresh_id=True, name=_name(game))
 
 
 def submit_action(game: str) -> Response:

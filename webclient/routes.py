@@ -59,7 +59,9 @@ ROUTES: tuple[Route, ...] = (
             "optional: a display name, `auto_start`, bot seats, a turn clock, the bot that "
             "takes over, and a `webhook_url` (see docs/embedding.md); or a `tutorial` by name "
             "(`first_game`), which sets the seats, bots and a fixed stack and is never "
-            "listed. No token needed; the answer's `game.name` is `games/{game}`."
+            "listed. No token needed; the answer's `game.name` is `games/{game}`. A retry "
+            "with the same `request_id` (a random one; the gateway makes one if none is "
+            "sent) returns the first game instead of making another."
         ),
         body=True,
         reasons=("INVALID_REQUEST", "WEBHOOK_NOT_ALLOWED"),
@@ -101,7 +103,8 @@ ROUTES: tuple[Route, ...] = (
         (
             "`colour` picks the seat (unspecified: the first open one). The answer's "
             "`seat_token` is the seat's secret: send it as `Authorization: Bearer <token>` "
-            "and never in a URL."
+            "and never in a URL. A retry with the same `request_id` (a random one: it gets "
+            "the token back) returns the same seat and token."
         ),
         body=True,
         reasons=("GAME_NOT_FOUND", "SEAT_TAKEN", "NO_SUCH_SEAT", "GAME_FULL"),
@@ -113,7 +116,8 @@ ROUTES: tuple[Route, ...] = (
         "Start the game",
         (
             "Once every seat is taken (SEATS_OPEN before); needs the seat token of any seat "
-            "of the game. The body may be empty."
+            "of the game. The body may be empty; a retry with the same `request_id` from the "
+            "same seat succeeds again instead of GAME_ALREADY_STARTED."
         ),
         body=True,
         token="required",

@@ -112,8 +112,8 @@ export function unknownOutcome(error) {
 }
 
 /**
- * A change that carries a request id (SubmitAction, TakeBack, SendMessage), as the
- * retry rules of docs/server.md say: while its outcome is unknown it is sent again,
+ * A change that carries a request id (CreateGame, JoinGame, StartGame, SubmitAction,
+ * TakeBack, SendMessage), as the retry rules of docs/server.md say: while its outcome is unknown it is sent again,
  * the same request, for `patience` seconds (waits of 0.1 s doubling to 2 s), so it
  * is applied once; its answer is the entry it wrote. `onRetry(error)` is told of
  * each refusal before the request goes again.
@@ -237,7 +237,7 @@ async function startIfFull(client, name, token) {
   if (snapshot.game.state !== "GAME_STATE_OPEN") return false;
   if (!snapshot.game.seats.every((seat) => seat.occupied)) return false;
   try {
-    await call(client, "StartGame", { name }, token);
+    await change(client, "StartGame", { name, request_id: randomUUID() }, token);
     return true;
   } catch (error) {
     if (["GAME_ALREADY_STARTED", "SEATS_OPEN"].includes(reason(error))) return false;
@@ -408,7 +408,7 @@ async function main(argv) {
         if (!named.seats) throw usage("create needs --seats, e.g. --seats yellow,red");
         const seats = named.seats.split(",").map(colourName);
         const bots = (named.bots ? named.bots.split(",") : []).map((c) => ({ colour: colourName(c) }));
-        const created = await call(client, "CreateGame", {
+        const created = await change(client, "CreateGame", {
           seats,
           settings: {
             display_name: named.name ?? "",
@@ -416,6 +416,7 @@ async function main(argv) {
             bots,
             webhook_url: named.webhook ?? "",
           },
+          request_id: randomUUID(),
         });
         out(created.game.name);
         if (created.webhook_secret) process.stderr.write(`webhook secret: ${created.webhook_secret}\n`);
@@ -423,10 +424,11 @@ async function main(argv) {
       }
       case "join": {
         needGame();
-        const joined = await call(client, "JoinGame", {
+        const joined = await change(client, "JoinGame", {
           name: game,
           colour: named.colour ? colourName(named.colour) : "COLOUR_UNSPECIFIED",
           display_name: named.name ?? "node",
+          request_id: randomUUID(),
         });
         out(joined.seat_token);
         process.stderr.write(`joined ${game} as ${joined.colour}\n`);
@@ -435,7 +437,7 @@ async function main(argv) {
       case "start": {
         needGame();
         needToken();
-        const started = await call(client, "StartGame", { name: game }, named.token);
+        const started = await change(client, "StartGame", { name: game, request_id: randomUUID() }, named.token);
         out({ name: started.game.name, state: started.game.state });
         break;
       }

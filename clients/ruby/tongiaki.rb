@@ -90,8 +90,8 @@ module Tongiaki
   # channel's own tries ran out, or OUTCOME_UNKNOWN) and DEADLINE_EXCEEDED.
   UNKNOWN_OUTCOME = [GRPC::Core::StatusCodes::UNAVAILABLE, GRPC::Core::StatusCodes::DEADLINE_EXCEEDED].freeze
 
-  # A change that carries a request id (submit_action, take_back, send_message), as
-  # the retry rules of docs/server.md say: while its outcome is unknown it is sent
+  # A change that carries a request id (create_game, join_game, start_game,
+  # submit_action, take_back, send_message), as the retry rules of docs/server.md say: while its outcome is unknown it is sent
   # again, the same request, for `patience` seconds (waits of 0.1 s doubling to 2 s),
   # so it is applied once; its answer is the entry it wrote. `on_retry` is called
   # with each refusal before the request goes again.
@@ -188,7 +188,7 @@ module Tongiaki
       return unless snapshot.game.state == :GAME_STATE_OPEN && snapshot.game.seats.all?(&:occupied)
 
       begin
-        stub.start_game(V1::StartGameRequest.new(name: name), **auth(token))
+        change(stub, :start_game, V1::StartGameRequest.new(name: name, request_id: SecureRandom.hex(12)), token)
       rescue GRPC::BadStatus => e
         raise unless %w[GAME_ALREADY_STARTED SEATS_OPEN].include?(reason(e))
       end
@@ -300,16 +300,20 @@ module Tongiaki
       bots = named['bots'].to_s.split(',').map { |c| V1::BotSeat.new(colour: colour(c)) }
       settings = V1::GameSettings.new(display_name: named['name'].to_s, auto_start: named['auto-start'] == true,
                                       bots: bots)
-      created = stub.create_game(V1::CreateGameRequest.new(seats: named['seats'].split(',').map { |c| colour(c) },
-                                                           settings: settings))
+      request = V1::CreateGameRequest.new(seats: named['seats'].split(',').map { |c| colour(c) },
+                                          settings: settings, request_id: SecureRandom.hex(12))
+      created = change(stub, :create_game, request, nil)
       out.call(created.game.name)
     when 'join'
       wanted = named['colour'] ? colour(named['colour']) : :COLOUR_UNSPECIFIED
-      joined = stub.join_game(V1::JoinGameRequest.new(name: game, colour: wanted, display_name: named['name'] || 'ruby'))
+      request = V1::JoinGameRequest.new(name: game, colour: wanted, display_name: named['name'] || 'ruby',
+                                        request_id: SecureRandom.hex(12))
+      joined = change(stub, :join_game, request, nil)
       out.call(joined.seat_token)
       warn "joined #{game} as #{joined.colour}"
     when 'start'
-      started = stub.start_game(V1::StartGameRequest.new(name: game), **auth(named['token']))
+      request = V1::StartGameRequest.new(name: game, request_id: SecureRandom.hex(12))
+      started = change(stub, :start_game, request, named['token'])
       out.call(name: started.game.name, state: started.game.state.to_s)
     when 'watch'
       after = named['after']&.to_i

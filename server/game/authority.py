@@ -41,10 +41,10 @@ from server.game.entries import (
     TakenBack,
     TakenOver,
 )
-from server.game.errors import ServerReason, ServiceError
+from server.game.errors import ServerReason, ServiceError, reused
 from server.game.fanout import Boards, End, Hub, Watcher
 from server.game.hooks import Codec, Hooks
-from server.game.seats import Seats, hash_token, new_token
+from server.game.seats import Seats, hash_token, new_token, request_digest, seal, unseal
 from server.game.turns import Acting, must_act, turn_timeout
 from server.storage.base import (
     ACTIVE,
@@ -203,6 +203,10 @@ class Authority:
         self._owners: list[str | None] = []  # the seat that submitted each of them, if any
         # Recent request ids -> the frame answered (a dict keeps them in order, oldest first).
         self._requests: dict[tuple[str, str], bytes] = {}
+        # Recent joins' request digests -> seat, digest of what was asked, sealed token.
+        self._joins: dict[str, tuple[str, str, str]] = {}
+        #: The seat and request id of the StartGame that started the game, if it sent one.
+        self._started: tuple[str, str] | None = None
         self._lock = asyncio.Lock()
         self.hub = Hub(limits.watch_buffer)
         self._drawn: list[str] = []  # tiles of every tile_placed event, in order
@@ -528,10 +532,25 @@ class Authority:
         self._attention_written = summary.attention
         return pending.publish()
 
-    async def join(self, colour: str | None, display_name: str) -> tuple[str, str]:
-        """Take a seat (``colour``, or the first open one); returns it and its secret token."""
+    async def join(
+        self, colour: str | None, display_name: str, request_id: str = "", asked: str = ""
+    ) -> tuple[str, str]:
+        """Take a seat (``colour``, or the first open one); returns it and its secret token.
+
+        A repeated ``request_id`` returns the seat and token the first request got
+        (among the game's last ``limits.request_ids`` joins with one, as stored in
+        the log: on any node, after a restart); ``asked`` is the digest of what
+        was asked for, and a repeat that asks for something else is refused.
+        """
+        digest = request_digest("join", self.id, request_id) if request_id else ""
 
         async def change() -> tuple[str, str]:
+            done = self._joins.get(digest) if digest else None
+            if done is not None:
+                seat, first, sealed = done
+                if first != asked:
+                    raise reused()
+                return seat, unseal(sealed, "join", self.id, request_id)
             open_seats = self.seats.open()
             if colour is not None and colour not in self.seats.colours:
                 raise ServiceError(
@@ -543,7 +562,9 @@ class Authority:
                 raise ServiceError(ServerReason.SEAT_TAKEN, f"{colour} is taken", colour=colour)
             seat = colour or open_seats[0]
             token = new_token()
-            await self._commit(Joined(seat, hash_token(token), display_name))
+            sealed = seal(token, "join", self.id, request_id) if digest else ""
+            joined = Joined(seat, hash_token(token), display_name, digest, asked, sealed)
+            await self._commit(joined)
             if self.settings.get("auto_start") and self.state == OPEN and not self.seats.open():
                 await self._commit(Started())
             return seat, token
@@ -561,16 +582,22 @@ class Authority:
 
         await self._exclusive(change)
 
-    async def start(self) -> None:
-        """Start the game once every seat is taken."""
+    async def start(self, colour: str = "", request_id: str = "") -> None:
+        """Start the game once every seat is taken (``colour``: the seat asking).
+
+        A repeat of the request that started it (the same seat and request id)
+        succeeds again instead of finding the game started.
+        """
 
         async def change() -> None:
             if self.state != OPEN:
+                if request_id and self._started == (colour, request_id):
+                    return
                 raise ServiceError(ServerReason.GAME_ALREADY_STARTED, "the game has started")
             missing = self.seats.open()
             if missing:
                 raise ServiceError(ServerReason.SEATS_OPEN, "seats are open", seats=missing)
-            await self._commit(Started())
+            await self._commit(Started(colour, request_id) if request_id else Started())
 
         await self._exclusive(change)
 
@@ -768,11 +795,16 @@ class Authority:
             return self._taken_back(entry, undoable, frame)
         if isinstance(entry, Joined):
             self._token_change = self.seats.join(entry.colour, entry.token, entry.name)
+            if entry.request:
+                self._joins[entry.request] = (entry.colour, entry.asked, entry.sealed)
+                if len(self._joins) > self._limits.request_ids:
+                    del self._joins[next(iter(self._joins))]
         elif isinstance(entry, Left):
             self._token_change = self.seats.leave(entry.colour)
         elif isinstance(entry, TakenOver):
             self._token_change = self.seats.take_over(entry.colour, entry.level, entry.reason)
         elif isinstance(entry, Started):
+            self._started = (entry.player, entry.request) if entry.request else None
             self.game = Game.new(self.seats.colours, list(self.setup.stack))
             self.state = ACTIVE
             game = self.game

@@ -13,11 +13,20 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Joined:
-    """A person took a seat (the token's hash is kept, never the token)."""
+    """A person took a seat (the token's hash is kept, never the token).
+
+    A join sent with a request id keeps what its retries need, none of it the id
+    or the token: ``request``, the id's digest; ``asked``, the digest of what was
+    asked for (colour, name); ``sealed``, the token hidden under a key only the
+    id gives (see server.game.seats). Never in a watch frame.
+    """
 
     colour: str
     token: str
     name: str
+    request: str = ""
+    asked: str = ""
+    sealed: str = ""
 
 
 @dataclass(frozen=True)
@@ -38,7 +47,11 @@ class TakenOver:
 
 @dataclass(frozen=True)
 class Started:
-    """The game started: the engine's game exists from here on."""
+    """The game started: the engine's game exists from here on (``player``: the
+    seat that started it and ``request`` its request id, if it sent one)."""
+
+    player: str = ""
+    request: str = ""
 
 
 @dataclass(frozen=True)
@@ -98,9 +111,18 @@ KINDS: dict[str, type[LogEntry]] = {
 _KIND_OF: dict[type[LogEntry], str] = {v: k for k, v in KINDS.items()}
 
 
+#: Fields left out of a stored body when empty (a join or start without request id
+#: is stored as before they existed).
+_OPTIONAL = frozenset({"request", "asked", "sealed", "player"})
+_WITH_OPTIONAL = (Joined, Started)
+
+
 def stored(entry: LogEntry) -> tuple[str, dict[str, Any]]:
     """The kind and JSON body an entry is stored as (its fields; values not copied)."""
-    return _KIND_OF[type(entry)], dict(vars(entry))
+    body = dict(vars(entry))
+    if isinstance(entry, _WITH_OPTIONAL):
+        body = {k: v for k, v in body.items() if v != "" or k not in _OPTIONAL}
+    return _KIND_OF[type(entry)], body
 
 
 def parse(kind: str, body: dict[str, Any]) -> LogEntry:

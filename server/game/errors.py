@@ -43,3 +43,13 @@ def _text(value: Any) -> str:
 def invalid(message: str, **metadata: Any) -> ServiceError:
     """A malformed request (``INVALID_ARGUMENT``, ``INVALID_REQUEST``)."""
     return ServiceError(ServerReason.INVALID_REQUEST, message, **metadata)
+
+
+def reused() -> ServiceError:
+    """A request id sent again with another request (``INVALID_REQUEST``, field
+    ``request_id``): a retry must repeat its request as it was."""
+    return invalid(
+        "this request_id was sent with another request; a retry sends the same request,"
+        " a new request a new id",
+        field="request_id",
+    )

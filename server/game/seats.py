@@ -23,6 +23,33 @@ def new_token() -> str:
     return secrets.token_urlsafe(24)
 
 
+def request_digest(*parts: str) -> str:
+    """The stored form of a request id with its scope (``"join", game, id``): the id
+    itself is never kept, whoever knows it may get the answer again."""
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+def _pad(parts: tuple[str, ...]) -> bytes:
+    return hashlib.sha512("\0".join(("seal", *parts)).encode()).digest()
+
+
+def seal(token: str, *parts: str) -> str:
+    """``token`` hidden under a key made from ``parts`` (the scope and request id
+    of a join), to give back to a retry of that join: neither the store nor the
+    log holds the token, nor anything that leads to it without the id."""
+    data = token.encode()
+    pad = _pad(parts)
+    if len(data) > len(pad):
+        raise ValueError("the token is too long to seal")
+    return bytes(a ^ b for a, b in zip(data, pad, strict=False)).hex()
+
+
+def unseal(sealed: str, *parts: str) -> str:
+    """The token :func:`seal` hid under ``parts``."""
+    data = bytes.fromhex(sealed)
+    return bytes(a ^ b for a, b in zip(data, _pad(parts), strict=False)).decode()
+
+
 class Seats:
     """The seats of one game in seat order, and who holds them."""
 

@@ -33,11 +33,13 @@ from server.game.hooks import Hooks
 from server.game.seats import Seats, hash_token
 from server.node.forward import Hashed
 from server.storage.base import (
+    CREATE_REQUEST_SECONDS,
     FINISHED,
     MAX_PAGE,
     Entry,
     LeaseLapsed,
     Owner,
+    Requested,
     Setup,
     Store,
     Stored,
@@ -108,6 +110,7 @@ class Registry:
         self._tasks = [
             asyncio.create_task(self._sweep(), name="registry-sweep"),
             asyncio.create_task(self._adopt(), name="registry-adopt"),
+            asyncio.create_task(self._forget(), name="registry-forget"),
         ]
         if self.open_game_ttl > 0:
             self._tasks.append(asyncio.create_task(self._expire(), name="registry-expire"))
@@ -147,10 +150,15 @@ class Registry:
         return [*self.store.problems(), *ended]
 
     async def create(
-        self, seats: list[str], settings: dict[str, Any], stack: Sequence[str] | None = None
+        self,
+        seats: list[str],
+        settings: dict[str, Any],
+        stack: Sequence[str] | None = None,
+        requested: Requested | None = None,
     ) -> Authority:
         """A new game with a stack shuffled from a secret seed (a tutorial's is given);
-        durable before it is returned.
+        durable before it is returned, with its request id if it has one (a
+        :class:`Conflict` if that id made a game already: see ``Store.create``).
 
         Refused while this node could not write the game (its lease is not known to run).
         """
@@ -169,7 +177,7 @@ class Registry:
         )
         summary = Summary(seats=Seats(seats, settings.get("bots", {})).summary())
         game = self._new(Stored(setup, summary, epoch=1), owner=True)
-        await self.store.create(setup, summary)
+        await self.store.create(setup, summary, requested)
         self._games[game.id] = game
         log.info("game created", extra={"game": game.id, "seats": seats})
         await game.start_bots_only()
@@ -490,6 +498,15 @@ class Registry:
                 await self.expire_open()
             except Exception:
                 log.exception("expiring open games failed")
+
+    async def _forget(self) -> None:
+        """Delete CreateGame request ids past their window, every minute."""
+        while True:
+            await asyncio.sleep(60.0)
+            try:
+                await self.store.forget_requests(time.time() - CREATE_REQUEST_SECONDS)
+            except Exception:
+                log.exception("forgetting request ids failed")
 
     async def expire_open(self) -> list[str]:
         """One pass of :meth:`_expire`; returns the games deleted."""

@@ -8,6 +8,7 @@ streams send frames encoded once by the game's authority.
 from __future__ import annotations
 
 import contextvars
+import hashlib
 import logging
 import time
 import unicodedata
@@ -18,8 +19,9 @@ import grpc
 from google.protobuf.message import DecodeError, Message
 
 from server.game.authority import Authority
-from server.game.errors import ServerReason, ServiceError, invalid
+from server.game.errors import ServerReason, ServiceError, invalid, reused
 from server.game.fanout import End, Watcher
+from server.game.seats import request_digest
 from server.game.tutorials import find as find_tutorial
 from server.node.forward import FORWARDED, NODE, Forward, Forwarder, Hashed, vouched
 from server.node.registry import Registry
@@ -29,7 +31,14 @@ from server.rpc.codec import LEVEL_NAME
 from server.rpc.errors import to_status
 from server.rpc.limits import MAX_GATHER_MILLIS, ClientLimits, Guard
 from server.rpc.metrics import Metrics
-from server.storage.base import Conflict, LeaseLapsed, OutcomeUnknown, Unavailable
+from server.storage.base import (
+    CREATE_REQUEST_SECONDS,
+    Conflict,
+    LeaseLapsed,
+    OutcomeUnknown,
+    Requested,
+    Unavailable,
+)
 from tongiaki.v1 import game_pb2 as pb
 from tongiaki.v1 import game_service_pb2 as spb
 
@@ -110,6 +119,25 @@ def rematch_title(name: str) -> str:
         count = 2
     suffix = f" · {count}"
     return name[: MAX_TEXT - len(suffix)].rstrip() + suffix
+
+
+def _request_id(request: Any) -> str:
+    """The request id of a change that may leave it out ("": none)."""
+    value: str = request.request_id
+    if len(value) > MAX_REQUEST_ID:
+        raise invalid(
+            f"request_id must have at most {MAX_REQUEST_ID} characters", field="request_id"
+        )
+    return value
+
+
+def _asked(request: Message) -> str:
+    """A digest of what a request asks for, its request id left out: a repeat of the
+    id must ask for the same."""
+    bare = type(request)()
+    bare.CopyFrom(request)
+    bare.ClearField("request_id")
+    return hashlib.sha256(bare.SerializeToString(deterministic=True)).hexdigest()
 
 
 def _colour(value: int, field: str) -> str:
@@ -205,9 +233,54 @@ class GameService:
         raise Forward(found.address, name, found.node)
 
     async def CreateGame(self, request: spb.CreateGameRequest, context: Any) -> Message:
-        """Create a game with the requested seats and settings (or a tutorial's)."""
-        if request.settings.tutorial:
-            return await self._create_tutorial(request, context)
+        """Create a game with the requested seats and settings (or a tutorial's).
+
+        With a request id, a repeat within ``CREATE_REQUEST_SECONDS`` (on any
+        node: the id's digest is stored with the game) returns the game the
+        first request made.
+        """
+        requested = None
+        if _request_id(request):
+            requested = Requested(request_digest("create", request.request_id), _asked(request))
+            earlier = await self._created(requested)
+            if earlier is not None:
+                return earlier
+        try:
+            if request.settings.tutorial:
+                return await self._create_tutorial(request, context, requested)
+            return await self._create(request, context, requested)
+        except Conflict:
+            # The same request, made meanwhile (on another node, or here).
+            earlier = await self._created(requested) if requested is not None else None
+            if earlier is None:
+                raise
+            return earlier
+
+    async def _created(self, requested: Requested) -> Message | None:
+        """The answer to a CreateGame whose request id made a game already (None: none)."""
+        since = time.time() - CREATE_REQUEST_SECONDS
+        found = await self.registry.store.created_by(requested.key, since)
+        if found is None:
+            return None
+        gid, asked = found
+        if asked != requested.asked:
+            raise reused()
+        game = await self.registry.find("games/" + gid)
+        await self.registry.refresh(game)
+        return self._create_response(game)
+
+    def _create_response(self, game: Authority) -> Message:
+        # The webhook's URL and secret go to the creator alone (other callers see neither).
+        created = convert.game_to_proto(game.resource())
+        created.settings.webhook_url = game.settings.get("webhook_url", "")
+        return spb.CreateGameResponse(
+            game=created, webhook_secret=game.settings.get("webhook_secret", "")
+        )
+
+    async def _create(
+        self, request: spb.CreateGameRequest, context: Any, requested: Requested | None
+    ) -> Message:
+        """A game of the requested seats and settings."""
         seats = [_colour(v, "seats") for v in request.seats]
         if not 2 <= len(seats) <= 6 or len(set(seats)) != len(seats):
             raise invalid("seats must be 2 to 6 distinct colours", field="seats")
@@ -218,15 +291,12 @@ class GameService:
             **self.webhooks.settings(request.settings.webhook_url),
         }
         self.guard.new_game(context)
-        game = await self.registry.create(seats, settings)
-        # The webhook's URL and secret go to the creator alone (other callers see neither).
-        created = convert.game_to_proto(game.resource())
-        created.settings.webhook_url = settings.get("webhook_url", "")
-        return spb.CreateGameResponse(
-            game=created, webhook_secret=settings.get("webhook_secret", "")
-        )
+        game = await self.registry.create(seats, settings, requested=requested)
+        return self._create_response(game)
 
-    async def _create_tutorial(self, request: spb.CreateGameRequest, context: Any) -> Message:
+    async def _create_tutorial(
+        self, request: spb.CreateGameRequest, context: Any, requested: Requested | None
+    ) -> Message:
         """A game of a tutorial: its seats, bots and fixed stack. Seats and bots may be
         left out or repeat the tutorial's (as a rematch does); nothing else may be set."""
         tutorial = find_tutorial(request.settings.tutorial)
@@ -242,7 +312,9 @@ class GameService:
             request.settings.tutorial, display_name(request.settings.display_name)
         )
         self.guard.new_game(context)
-        game = await self.registry.create(list(tutorial.seats), settings, stack=tutorial.stack)
+        game = await self.registry.create(
+            list(tutorial.seats), settings, stack=tutorial.stack, requested=requested
+        )
         return spb.CreateGameResponse(game=convert.game_to_proto(game.resource()))
 
     async def JoinGame(self, request: spb.JoinGameRequest, context: Any) -> Message:
@@ -250,7 +322,8 @@ class GameService:
         game = await self._owner(request.name, context)
         colour = _colour(request.colour, "colour") if request.colour else None
         name = display_name(request.display_name)
-        seat, token = await game.join(colour, name)
+        asked = _asked(request) if _request_id(request) else ""
+        seat, token = await game.join(colour, name, request.request_id, asked)
         return spb.JoinGameResponse(
             game=convert.game_to_proto(game.resource()),
             colour=convert.COLOUR[seat],
@@ -260,8 +333,9 @@ class GameService:
     async def StartGame(self, request: spb.StartGameRequest, context: Any) -> Message:
         """Start a game with every seat taken."""
         game = await self._owner(request.name, context)
-        await self.registry.seat(game, _token(context), required=True)
-        await game.start()
+        colour = await self.registry.seat(game, _token(context), required=True)
+        assert colour is not None
+        await game.start(colour, _request_id(request))
         return spb.StartGameResponse(game=convert.game_to_proto(game.resource()))
 
     async def GetGame(self, request: spb.GetGameRequest, context: Any) -> Message:

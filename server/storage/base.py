@@ -28,6 +28,10 @@ STATES = (OPEN, ACTIVE, FINISHED)
 #: Largest page of ``Store.page`` and ``Store.entries``.
 MAX_PAGE = 2000
 
+#: Seconds a CreateGame request id is remembered (clients resend a change of
+#: unknown outcome for 30 s, each call with a 10 s deadline).
+CREATE_REQUEST_SECONDS = 300.0
+
 
 #: One encoder for every body (json.dumps with options would build one per call).
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
@@ -94,6 +98,17 @@ class Entry:
     body: dict[str, Any]
     #: Its watch frame as the owner encoded it (stores that keep frames; else None).
     frame: bytes | None = None
+
+
+@dataclass(frozen=True)
+class Requested:
+    """The request id of a CreateGame, written with the game it made: ``key``, the
+    id's digest (the id itself is never kept), and ``asked``, the digest of the
+    request. Kept :data:`CREATE_REQUEST_SECONDS`, one row per game created: no
+    more of them than of new games, whose rate is limited per client."""
+
+    key: str
+    asked: str
 
 
 @dataclass(frozen=True)
@@ -220,8 +235,25 @@ class Store(abc.ABC):
         """A new game's place in the creation order."""
 
     @abc.abstractmethod
-    def create(self, setup: Setup, summary: Summary) -> Awaitable[None]:
-        """Write a new game; completes once committed."""
+    def create(
+        self, setup: Setup, summary: Summary, requested: Requested | None = None
+    ) -> Awaitable[None]:
+        """Write a new game; completes once committed.
+
+        With ``requested``, its request id is written in the same transaction
+        (at ``setup.created``); if a game was made with the same key less than
+        :data:`CREATE_REQUEST_SECONDS` before, nothing is written and
+        :class:`Conflict` is raised (look it up with :meth:`created_by`).
+        """
+
+    @abc.abstractmethod
+    async def created_by(self, key: str, since: float) -> tuple[str, str] | None:
+        """The game a CreateGame with request key ``key`` made at ``since`` or later,
+        and the digest of that request (None: none)."""
+
+    @abc.abstractmethod
+    async def forget_requests(self, before: float) -> int:
+        """Delete the CreateGame request ids written before ``before``; returns how many."""
 
     @abc.abstractmethod
     def append(

@@ -39,6 +39,7 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg.pq import TransactionStatus
 
 from server.storage.base import (
+    CREATE_REQUEST_SECONDS,
     MAX_PAGE,
     Conflict,
     Entry,
@@ -46,6 +47,7 @@ from server.storage.base import (
     Listener,
     OutcomeUnknown,
     Owner,
+    Requested,
     Setup,
     Store,
     Stored,
@@ -107,6 +109,14 @@ CREATE TABLE IF NOT EXISTS tokens (
     hash text PRIMARY KEY,
     game text NOT NULL
 );
+-- CreateGame request ids (digests), each written with the game it made.
+CREATE TABLE IF NOT EXISTS create_requests (
+    key   text PRIMARY KEY,
+    game  text NOT NULL,
+    asked text NOT NULL,
+    at    double precision NOT NULL
+);
+CREATE INDEX IF NOT EXISTS create_requests_by_time ON create_requests (at);
 
 DROP FUNCTION IF EXISTS tongiaki_append(
     text, bigint, text, text, bigint, text, integer, integer, text, text, double precision,
@@ -155,6 +165,16 @@ CREATE TRIGGER entries_guard BEFORE INSERT ON entries
     FOR EACH ROW EXECUTE FUNCTION tongiaki_entry_guard();
 """
 
+#: The type of each column of ``games`` not of type text, as written by create.
+_TYPES = {
+    "ordinal": "bigint",
+    "created": "double precision",
+    "sequence": "bigint",
+    "open_seats": "integer",
+    "people": "integer",
+    "attention": "double precision",
+}
+
 _COLUMNS = "id, ordinal, seats, stack, settings, created, state, sequence, seat_info, result, epoch"
 
 #: How many connections serve reads.
@@ -192,7 +212,7 @@ def _fail(batch: list[_Write], error: BaseException) -> None:
 @dataclass
 class _Write:
     sql: str
-    params: tuple[Any, ...]
+    params: tuple[Any, ...] | dict[str, Any]
     future: asyncio.Future[None]
     #: For appends: the game and sequence (a False result is a Conflict).
     game: str = ""
@@ -201,6 +221,8 @@ class _Write:
     #: commit whose answer was lost, whether this write was made.
     body: str = ""
     created: str = ""
+    #: For a new game with a request id: no row, or a false one, is a Conflict.
+    checked: bool = False
 
 
 class Backoff:
@@ -512,15 +534,16 @@ class PostgresStore(Store):
     def _put(
         self,
         sql: str,
-        params: tuple[Any, ...],
+        params: tuple[Any, ...] | dict[str, Any],
         game: str = "",
         seq: int = 0,
         *,
         body: str = "",
         created: str = "",
+        checked: bool = False,
     ) -> Any:
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait(_Write(sql, params, future, game, seq, body, created))
+        self._queue.put_nowait(_Write(sql, params, future, game, seq, body, created, checked))
         return future
 
     async def next_ordinal(self) -> int:
@@ -531,30 +554,69 @@ class PostgresStore(Store):
         assert row is not None
         return int(row[0])
 
-    def create(self, setup: Setup, summary: Summary) -> Any:
-        """Write a new game, owned by this node at epoch 1."""
+    def create(self, setup: Setup, summary: Summary, requested: Requested | None = None) -> Any:
+        """Write a new game, owned by this node at epoch 1 (and its request id: see
+        :meth:`Store.create`; one statement, so a refusal fails no other write)."""
+        values = {
+            "id": setup.id,
+            "ordinal": setup.ordinal,
+            "seats": dumps(setup.seats),
+            "stack": dumps(setup.stack),
+            "settings": dumps(setup.settings),
+            "created": setup.created,
+            "state": summary.state,
+            "sequence": summary.sequence,
+            "open_seats": summary.open_seats,
+            "people": summary.people,
+            "seat_info": dumps(summary.seats),
+            "result": None if summary.result is None else dumps(summary.result),
+            "attention": summary.attention,
+            "owner": self.node,
+        }
+        columns = ", ".join(values)
+        placeholders = ", ".join(f"%({name})s" for name in values)
+        if requested is None:
+            return self._put(
+                f"INSERT INTO games ({columns}, epoch) VALUES ({placeholders}, 1)",
+                values,
+                created=setup.id,
+            )
+        # A key written less than the window ago: nothing is written (no row comes
+        # back, a Conflict); an older one is taken over. (Typed: a SELECT's
+        # parameters are not typed by the columns they go to.)
+        typed = ", ".join(f"%({name})s::{_TYPES.get(name, 'text')}" for name in values)
+        values |= {
+            "key": requested.key,
+            "asked": requested.asked,
+            "stale": setup.created - CREATE_REQUEST_SECONDS,
+        }
         return self._put(
-            "INSERT INTO games (id, ordinal, seats, stack, settings, created, state, sequence,"
-            " open_seats, people, seat_info, result, attention, owner, epoch)"
-            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, 1)",
-            (
-                setup.id,
-                setup.ordinal,
-                dumps(setup.seats),
-                dumps(setup.stack),
-                dumps(setup.settings),
-                setup.created,
-                summary.state,
-                summary.sequence,
-                summary.open_seats,
-                summary.people,
-                dumps(summary.seats),
-                None if summary.result is None else dumps(summary.result),
-                summary.attention,
-                self.node,
-            ),
+            "WITH request AS (INSERT INTO create_requests (key, game, asked, at)"
+            " VALUES (%(key)s, %(id)s, %(asked)s, %(created)s) ON CONFLICT (key) DO UPDATE"
+            " SET game = EXCLUDED.game, asked = EXCLUDED.asked, at = EXCLUDED.at"
+            " WHERE create_requests.at < %(stale)s RETURNING 1)"
+            f" INSERT INTO games ({columns}, epoch) SELECT {typed}, 1"
+            " WHERE EXISTS (SELECT 1 FROM request) RETURNING true",
+            values,
             created=setup.id,
+            checked=True,
         )
+
+    async def created_by(self, key: str, since: float) -> tuple[str, str] | None:
+        """The game a CreateGame request id made (see :meth:`Store.created_by`)."""
+        async with self._reader() as conn:
+            cursor = await conn.execute(
+                "SELECT game, asked FROM create_requests WHERE key = %s AND at >= %s",
+                (key, since),
+            )
+            row = await cursor.fetchone()
+        return None if row is None else (str(row[0]), str(row[1]))
+
+    async def forget_requests(self, before: float) -> int:
+        """Delete CreateGame request ids written before ``before``."""
+        async with self._reader() as conn:
+            cursor = await conn.execute("DELETE FROM create_requests WHERE at < %s", (before,))
+            return cursor.rowcount
 
     def append(self, game: str, entry: Entry, summary: Summary, tokens: Tokens, epoch: int) -> Any:
         """Write an entry through ``tongiaki_append`` (which checks order and owner)."""
@@ -726,7 +788,7 @@ class PostgresStore(Store):
                     cursors.append(await writer.execute(write.sql, write.params))
                 await writer.execute("COMMIT")
             for cursor, write in zip(cursors, batch, strict=True):
-                results.append(await cursor.fetchone() if write.game else None)
+                results.append(await cursor.fetchone() if write.game or write.checked else None)
             self.commits += 1
             self.writes += len(batch)
             self._write_backoff.succeeded()
@@ -776,7 +838,9 @@ class PostgresStore(Store):
         for write, row in zip(batch, results, strict=True):
             if write.future.done():
                 continue
-            if write.game and not (row and row[0]):
+            if write.checked and not (row and row[0]):
+                write.future.set_exception(Conflict(write.created, 0, "request id already used"))
+            elif write.game and not (row and row[0]):
                 write.future.set_exception(
                     Conflict(write.game, write.sequence, "not the next entry, or not the owner")
                 )

@@ -13,7 +13,8 @@ killed (the WAL is in the operating system's cache) but not a power cut.
 A database written by an earlier version (schema 1: set-up rows and entries,
 no summaries) is upgraded in place when opened: the new columns and the token
 table are added, and the games are marked for :meth:`SqliteStore.unsummarized`,
-whose summaries the server fills in once by replaying them.
+whose summaries the server fills in once by replaying them. Schema 3 adds the
+table of CreateGame request ids.
 """
 
 from __future__ import annotations
@@ -29,9 +30,11 @@ from pathlib import Path
 from typing import Any
 
 from server.storage.base import (
+    CREATE_REQUEST_SECONDS,
     MAX_PAGE,
     Conflict,
     Entry,
+    Requested,
     Setup,
     Store,
     Stored,
@@ -43,7 +46,7 @@ from server.storage.base import (
 log = logging.getLogger(__name__)
 
 #: The schema version this module writes (PRAGMA user_version).
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS games (
@@ -84,6 +87,13 @@ CREATE INDEX IF NOT EXISTS games_with_open_seats ON games (ordinal) WHERE open_s
 CREATE INDEX IF NOT EXISTS games_due ON games (attention) WHERE attention IS NOT NULL;
 CREATE INDEX IF NOT EXISTS games_unsummarized ON games (ordinal) WHERE sequence < 0;
 CREATE INDEX IF NOT EXISTS games_open_unheld ON games (created) WHERE state = 'open' AND people = 0;
+CREATE TABLE IF NOT EXISTS create_requests (
+    key   TEXT PRIMARY KEY,
+    game  TEXT NOT NULL,
+    asked TEXT NOT NULL,
+    at    REAL NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS create_requests_by_time ON create_requests (at);
 """
 
 SYNCHRONOUS = ("FULL", "NORMAL")
@@ -233,8 +243,11 @@ class SqliteStore(Store):
         self._ordinal += 1
         return self._ordinal
 
-    def create(self, setup: Setup, summary: Summary) -> asyncio.Future[None]:
-        """Write a new game's set-up row and summary."""
+    def create(
+        self, setup: Setup, summary: Summary, requested: Requested | None = None
+    ) -> asyncio.Future[None]:
+        """Write a new game's set-up row and summary (and its request id: see
+        :meth:`Store.create`)."""
         params = (
             setup.id,
             setup.ordinal,
@@ -246,6 +259,23 @@ class SqliteStore(Store):
         )
 
         def work(conn: sqlite3.Connection) -> None:
+            if requested is not None:
+                # A key written less than the window ago refuses the game (changing
+                # nothing); an older one is taken over.
+                made = conn.execute(
+                    "INSERT INTO create_requests (key, game, asked, at) VALUES (?1, ?2, ?3, ?4)"
+                    " ON CONFLICT (key) DO UPDATE SET game = ?2, asked = ?3, at = ?4"
+                    " WHERE create_requests.at < ?5 RETURNING 1",
+                    (
+                        requested.key,
+                        setup.id,
+                        requested.asked,
+                        setup.created,
+                        setup.created - CREATE_REQUEST_SECONDS,
+                    ),
+                ).fetchone()
+                if made is None:
+                    raise Conflict(setup.id, 0, "request id already used")
             conn.execute(
                 "INSERT INTO games (id, ordinal, seats, stack, settings, created, state,"
                 " sequence, open_seats, people, seat_info, result, attention)"
@@ -254,6 +284,28 @@ class SqliteStore(Store):
             )
 
         return self._write(work)
+
+    async def created_by(self, key: str, since: float) -> tuple[str, str] | None:
+        """The game a CreateGame request id made (see :meth:`Store.created_by`)."""
+        row = (
+            self._read()
+            .execute(
+                "SELECT game, asked FROM create_requests WHERE key = ? AND at >= ?", (key, since)
+            )
+            .fetchone()
+        )
+        return None if row is None else (str(row[0]), str(row[1]))
+
+    async def forget_requests(self, before: float) -> int:
+        """Delete CreateGame request ids written before ``before``."""
+        gone: list[int] = []
+
+        def work(conn: sqlite3.Connection) -> None:
+            cursor = conn.execute("DELETE FROM create_requests WHERE at < ?", (before,))
+            gone.append(cursor.rowcount)
+
+        await self._write(work)
+        return gone[0] if gone else 0
 
     def append(
         self, game: str, entry: Entry, summary: Summary, tokens: Tokens, epoch: int = 0

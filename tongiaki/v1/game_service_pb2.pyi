@@ -33,6 +33,14 @@ class CreateGameRequest(_message.Message):
 
     SEATS_FIELD_NUMBER: _builtins.int
     SETTINGS_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    request_id: _builtins.str
+    """A client-chosen id (1 to 64 characters; empty: none): a repeat within five
+    minutes, on any node, returns the game the first request created (and its
+    webhook secret) instead of creating another. Reused with other seats or
+    settings it is refused (INVALID_REQUEST, `field` request_id). Whoever
+    knows it gets that answer: make it random, as the clients here do.
+    """
     @_builtins.property
     def seats(self) -> _containers.RepeatedScalarFieldContainer[_game_pb2.Colour.ValueType]:
         """Seat colours in seat order, 2 to 6, distinct; seat 0 starts."""
@@ -46,10 +54,11 @@ class CreateGameRequest(_message.Message):
         *,
         seats: _abc.Iterable[_game_pb2.Colour.ValueType] | None = ...,
         settings: _game_pb2.GameSettings | None = ...,
+        request_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["settings", b"settings"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["seats", b"seats", "settings", b"settings"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["request_id", b"request_id", "seats", b"seats", "settings", b"settings"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -94,22 +103,31 @@ class JoinGameRequest(_message.Message):
     NAME_FIELD_NUMBER: _builtins.int
     COLOUR_FIELD_NUMBER: _builtins.int
     DISPLAY_NAME_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The game, `games/{game}`."""
     colour: _game_pb2.Colour.ValueType
     """The seat wanted; unspecified takes the first open seat."""
     display_name: _builtins.str
     """The player's display name, up to 100 characters."""
+    request_id: _builtins.str
+    """A client-chosen id (1 to 64 characters; empty: none): a repeat returns the
+    first result, the same seat and token, instead of taking another seat.
+    Reused with another colour or display name it is refused (INVALID_REQUEST,
+    `field` request_id). Whoever knows it gets the seat's token: make it
+    random, as the clients here do.
+    """
     def __init__(
         self,
         *,
         name: _builtins.str = ...,
         colour: _game_pb2.Colour.ValueType = ...,
         display_name: _builtins.str = ...,
+        request_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["colour", b"colour", "display_name", b"display_name", "name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["colour", b"colour", "display_name", b"display_name", "name", b"name", "request_id", b"request_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -154,16 +172,22 @@ class StartGameRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     NAME_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The game, `games/{game}`."""
+    request_id: _builtins.str
+    """A client-chosen id (1 to 64 characters; empty: none): a repeat by the seat
+    that started the game returns the first result instead of GAME_ALREADY_STARTED.
+    """
     def __init__(
         self,
         *,
         name: _builtins.str = ...,
+        request_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "request_id", b"request_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

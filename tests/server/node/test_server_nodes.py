@@ -529,3 +529,46 @@ def test_a_game_watched_on_a_node_is_taken_over_there_when_its_owner_stops(
     finally:
         owner.stop()
         other.stop()
+
+
+def test_create_join_and_start_request_ids_hold_across_nodes_and_a_takeover(
+    tmp_path: Path,
+) -> None:
+    """A repeat sent to another node, or to both at once, or after the owner
+    stopped and another node took the game over, returns the first result."""
+
+    async def main() -> None:
+        async with contextlib.AsyncExitStack() as stack:
+            owner = contextlib.AsyncExitStack()
+            stack.push_async_callback(owner.aclose)
+            _, one, _ = await owner.enter_async_context(running(tmp_path / "node0"))
+            _, two, _ = await stack.enter_async_context(running(tmp_path / "node1"))
+            create = spb.CreateGameRequest(seats=COLOURS[:2], request_id="create-nodes")
+            made = await asyncio.gather(one.CreateGame(create), two.CreateGame(create))
+            name = made[0].game.name
+            assert made[1].game.name == name
+            assert (await two.CreateGame(create)).game.name == name
+            # The game's owner is the node that made it; two forwards the joins there.
+            join = spb.JoinGameRequest(name=name, display_name="Ann", request_id="join-nodes")
+            joined = await asyncio.gather(one.JoinGame(join), two.JoinGame(join))
+            ann = joined[0]
+            assert (joined[1].colour, joined[1].seat_token) == (ann.colour, ann.seat_token)
+            await two.JoinGame(spb.JoinGameRequest(name=name, display_name="Bob"))
+            start = spb.StartGameRequest(name=name, request_id="start-nodes")
+            await two.StartGame(start, metadata=auth(ann.seat_token))
+            await owner.aclose()  # its lease ends: node1 takes its games over
+            again = await two.JoinGame(join)
+            assert (again.colour, again.seat_token) == (ann.colour, ann.seat_token)
+            started = await two.StartGame(start, metadata=auth(ann.seat_token))
+            assert started.game.state == pb.GAME_STATE_ACTIVE
+            assert (await two.CreateGame(create)).game.name == name
+            listed = await two.ListGames(spb.ListGamesRequest())
+            assert [game.name for game in listed.games] == [name]
+            entries = await two.ListGameEntries(spb.ListGameEntriesRequest(name=name))
+            assert [e.WhichOneof("change") for e in entries.entries] == [
+                "seat_joined",
+                "seat_joined",
+                "game_started",
+            ]
+
+    asyncio.run(main())
