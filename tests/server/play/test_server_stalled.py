@@ -14,10 +14,8 @@ import logging
 from pathlib import Path
 
 import pytest
-from server_harness import Stub, running
+from server_harness import Stub, running, stalling_game
 
-from engine.playout import shuffled_stack
-from server.app import RunningServer
 from server.game.authority import Authority, Limits
 from server.game.errors import ServiceError
 from server.play.botseats import BotConfig
@@ -28,15 +26,7 @@ from tongiaki.v1 import game_service_pb2 as spb
 WHOLE_LOG = Limits(resume_window=100_000)
 #: Stop a game of bots only after one round without a draw.
 STALL = BotConfig(strong_budget=0.05, stall_rounds=1)
-SEATS = ["yellow", "orange", "red"]
 STOPPED = pb.GameStopped(reason="GAME_STALLED", rounds=1)
-
-
-async def stalling_game(server: RunningServer) -> Authority:
-    """The three greedy bots' game on the stack that stalls them."""
-    return await server.registry.create(
-        SEATS, {"bots": dict.fromkeys(SEATS, "greedy")}, stack=shuffled_stack(224933333)
-    )
 
 
 async def whole_log(stub: Stub, name: str) -> list[pb.LogEntry]:
