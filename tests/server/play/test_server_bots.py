@@ -22,6 +22,7 @@ from server_harness import (
     Stub,
     auth,
     error_info,
+    finished,
     new_game,
     play_seat,
     random_chooser,
@@ -496,16 +497,9 @@ def test_a_game_of_bots_that_stops_drawing_is_stopped(
             got = await stub.GetGame(spb.GetGameRequest(name=person.game.name))
             assert got.snapshot.game.state == pb.GAME_STATE_FINISHED
 
-            async def finished(name: str) -> pb.Game:
-                while True:
-                    game = (await stub.GetGame(spb.GetGameRequest(name=name))).snapshot.game
-                    if game.state == pb.GAME_STATE_FINISHED:
-                        return game
-                    await asyncio.sleep(0.05)
-
             stopped = 0
             for name in names:
-                game = await asyncio.wait_for(finished(name), 120)
+                game = (await asyncio.wait_for(finished(stub, name), 120)).game
                 authority = await server.registry.find(name)
                 assert authority.bot_refusals == 0
                 kinds = [e.WhichOneof("change") for e in await whole_log(stub, name)]
