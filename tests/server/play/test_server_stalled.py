@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from pathlib import Path
 
 import pytest
@@ -150,4 +151,39 @@ def test_a_stalled_game_is_stopped_once_and_every_reader_shows_it(
             assert authority.sequence == last and authority.bot_moves == 0
 
     caplog.set_level(logging.WARNING, logger="server.play.autoplay")
+    asyncio.run(main())
+
+
+@pytest.mark.postgres_only
+def test_a_node_that_takes_a_stopped_game_over_leaves_it_stopped(tmp_path: Path) -> None:
+    """Two nodes on one database: the other node reads the game stopped, and once the
+    owner is gone it takes the game over without appending or playing anything."""
+
+    async def main() -> None:
+        async with running(tmp_path / "b", WHOLE_LOG, bots=STALL, lease=2.0) as (other, two, _):
+            async with running(tmp_path / "a", WHOLE_LOG, bots=STALL, lease=2.0) as (
+                owner,
+                one,
+                _channel,
+            ):
+                name = (await stalling_game(owner)).name
+                entries = await asyncio.wait_for(whole_log(one, name), 300)
+                last = entries[-1].sequence
+                assert entries[-1].game_stopped == STOPPED
+                await shows_it_stopped(two, name, last)
+            # The owner is gone: the other node takes the game once its lease ran out.
+            deadline = time.monotonic() + 60
+            while not isinstance(owned := await other.registry.owned(name), Authority):
+                assert time.monotonic() < deadline, owned
+                await asyncio.sleep(0.1)
+            assert owned.owner and owned.stopped == {"reason": "GAME_STALLED", "rounds": 1}
+            error = await refused_action(owned)
+            assert error.reason == "GAME_STALLED"
+            owned.resume()
+            await asyncio.sleep(0.3)
+            assert owned.sequence == last and owned.bot_moves == 0
+            entries = await asyncio.wait_for(whole_log(two, name), 60)
+            assert [e.WhichOneof("change") for e in entries].count("game_stopped") == 1
+            assert entries[-1].sequence == last
+
     asyncio.run(main())
