@@ -107,7 +107,7 @@ def parse(argv: list[str] | None = None) -> tuple[Config, str, str]:
         "--bot-stall-rounds",
         type=int,
         default=int(env("TONGIAKI_BOT_STALL_ROUNDS", "30")),
-        help="rounds a bots-only game may go without a tile drawn before its bots stop (0: none)",
+        help="rounds a bots-only game may go without a tile drawn before it is stopped (0: none)",
     )
     parser.add_argument(
         "--bot-threads",

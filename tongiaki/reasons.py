@@ -103,8 +103,10 @@ class Reason(StrEnum):
     UNKNOWN_PHRASE = "UNKNOWN_PHRASE"
     #: SendMessage: the game holds as many quick messages as it may (``limit``).
     MESSAGE_LIMIT = "MESSAGE_LIMIT"
-    #: A game of bots only drew no tile for ``BotConfig.stall_rounds`` rounds: its
-    #: bots were stopped (logged with this code; the game stays as it was).
+    #: A game of bots only drew no tile for ``BotConfig.stall_rounds`` rounds, so
+    #: the server stopped it (its ``game_stopped`` entry names this code and the
+    #: rounds): it is finished, with no results, and refuses every action and
+    #: take-back with this code (``rounds`` says how many rounds went by).
     GAME_STALLED = "GAME_STALLED"
 
 

@@ -131,6 +131,7 @@ EVENTS = [
     Np_("log.voyage_failed", "log.voyage_failed"),
     Np_("log.settlement_started", "log.settlement_started"),
     Np_("log.stranded", "log.stranded"),
+    Np_("log.game_stopped", "log.game_stopped"),
 ]
 
 COUNTED = [
@@ -150,6 +151,7 @@ COUNTED = [
     Np_("text.count_colour", "text.count_colour"),
     Np_("help.route_danger", "help.route_danger"),
     Np_("help.island", "help.island"),
+    Np_("end.stopped_stalled", "end.stopped_stalled"),
 ]
 
 #: Every placeholder the catalogs use, by what the client puts there. A number of

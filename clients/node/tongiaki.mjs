@@ -330,6 +330,9 @@ export async function play(client, name, token, { seed = 1, start = false, print
           update(entry.sequence, decision);
           if (mine(entry.seat_taken_over.colour)) finish("taken_over");
           break;
+        case "game_stopped":
+          update(entry.sequence, null); // the server stopped the game: nobody decides
+          break;
         default:
           update(entry.sequence, decision);
       }
@@ -342,7 +345,8 @@ export async function play(client, name, token, { seed = 1, start = false, print
   return {
     colour,
     state: snapshot.game.state,
-    end: end ?? (FINAL.has(snapshot.game.state) ? "game_over" : "stream_ended"),
+    // A game the server stopped (snapshot.game.stopped: its reason and rounds) has no results.
+    end: end ?? (snapshot.game.stopped ? "game_stopped" : FINAL.has(snapshot.game.state) ? "game_over" : "stream_ended"),
     results: snapshot.game.results?.length ? snapshot.game.results : snapshot.view?.result ?? [],
   };
 }

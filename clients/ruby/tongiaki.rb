@@ -230,6 +230,7 @@ module Tongiaki
         when :seat_joined then try_start.call
         when :seat_left then ended = 'seat_left' if item.seat_left.colour == me
         when :seat_taken_over then ended = 'taken_over' if item.seat_taken_over.colour == me
+        when :game_stopped then decision = nil # the server stopped the game: nobody decides
         end
       end
       next :stop if ended
@@ -239,9 +240,11 @@ module Tongiaki
     end
     game = stub.get_game(V1::GetGameRequest.new(name: name)).snapshot
     over = game.game.state == :GAME_STATE_FINISHED
+    # A game the server stopped (game.game.stopped: its reason and rounds) has no results.
+    over_as = game.game.stopped ? 'game_stopped' : 'game_over'
     results = (game.game.results.empty? ? game.view&.result.to_a : game.game.results).map(&:to_h)
     { done: true, colour: me.to_s, state: game.game.state.to_s,
-      end: ended || (over ? 'game_over' : 'stream_ended'), results: results }
+      end: ended || (over ? over_as : 'stream_ended'), results: results }
   end
 
   def options(argv)

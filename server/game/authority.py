@@ -38,6 +38,7 @@ from server.game.entries import (
     Rematched,
     Said,
     Started,
+    Stopped,
     TakenBack,
     TakenOver,
 )
@@ -140,6 +141,8 @@ class Checkpoint(NamedTuple):
     seats: Seats
     game: Game | None
     drawn: tuple[str, ...]
+    stopped: dict[str, Any] | None
+    quiet_turns: int
 
 
 class PublicRecord(NamedTuple):
@@ -183,6 +186,13 @@ class Authority:
         self._buckets: dict[str, tuple[float, float]] = {}
         #: The id of this finished game's rematch, once proposed.
         self.rematch: str | None = None
+        #: Why the server stopped the game before its end (its ``stopped`` entry's
+        #: reason and rounds), once it did: the game is finished, with no result.
+        self.stopped: dict[str, Any] | None = None
+        #: Turns begun since a tile was last drawn (the pending one included), as
+        #: the log tells it: every node and every restart counts the same (a
+        #: take-back leaves it as it was, a few turns over until the next draw).
+        self.quiet_turns = 0
         self.game: Game | None = None
         #: The owner's epoch this authority writes with (owners only).
         self.epoch = stored.epoch
@@ -246,6 +256,7 @@ class Authority:
             result=self.game.result if self.game is not None and self.game.over else None,
             attention=self._attention(time.time() if now is None else now),
             rematch=self.rematch,
+            stopped=self.stopped,
         )
 
     def _attention(self, now: float) -> float | None:
@@ -268,8 +279,14 @@ class Authority:
         return self.seats.holder(token_hash)
 
     def latest(self, viewer: str | None) -> tuple[Stored, dict[str, Any] | None]:
-        """The game now, and the board as ``viewer`` (None: a spectator) sees it."""
-        return self.resource(), self.game.view(viewer) if self.game is not None else None
+        """The game now, and the board as ``viewer`` (None: a spectator) sees it
+        (a stopped game's board has no pending decision: nobody can act)."""
+        if self.game is None:
+            return self.resource(), None
+        view = self.game.view(viewer)
+        if self.stopped is not None:
+            view["decision"] = None
+        return self.resource(), view
 
     async def snapshot(self, viewer: str | None) -> tuple[Stored, dict[str, Any] | None]:
         """The game at its last durable entry (see :meth:`latest`)."""
@@ -301,6 +318,8 @@ class Authority:
                 copy.deepcopy(self.seats),
                 self.game.copy(),
                 tuple(self._drawn),
+                self.stopped,
+                self.quiet_turns,
             )
         )
 
@@ -337,6 +356,8 @@ class Authority:
             past.seats = copy.deepcopy(checkpoint.seats)
             past.game = checkpoint.game.copy() if checkpoint.game is not None else None
             past._drawn = list(checkpoint.drawn)
+            past.stopped = checkpoint.stopped
+            past.quiet_turns = checkpoint.quiet_turns
         for entry in entries:
             past._apply(log_entries.parse(entry.kind, entry.body))
             past.sequence += 1
@@ -639,6 +660,7 @@ class Authority:
                 return self._codec.reply_of(done)
             if self.game is None:
                 raise ServiceError(ServerReason.GAME_NOT_STARTED, "the game has not started")
+            self._refuse_if_stopped()
             if not self.decided <= sequence <= self.sequence:
                 raise ServiceError(
                     ServerReason.STALE_SEQUENCE,
@@ -677,6 +699,7 @@ class Authority:
                 return self._codec.reply_of(done)
             if self.game is None:
                 raise ServiceError(ServerReason.GAME_NOT_STARTED, "the game has not started")
+            self._refuse_if_stopped()
             if self.state == FINISHED:
                 raise ServiceError(Reason.GAME_OVER, "the game is over")
             last = self._last_action
@@ -706,6 +729,34 @@ class Authority:
             frame = await self._commit(TakenBack(colour, sequence, request_id))
             self._remember(key, frame)
             return self._codec.reply_of(frame)
+
+        return await self._exclusive(change)
+
+    def _refuse_if_stopped(self) -> None:
+        """Refuse an action or take-back on a game the server stopped, with the stop's reason."""
+        stopped = self.stopped
+        if stopped is None:
+            return
+        if stopped["reason"] == ServerReason.GAME_STALLED:
+            message = f"the game was stopped: no tile was drawn for {stopped['rounds']} rounds"
+        else:
+            message = "the game was stopped"
+        raise ServiceError(stopped["reason"], message, rounds=stopped["rounds"])
+
+    async def stop_stalled(self, sequence: int, rounds: int) -> bool:
+        """Stop the game (``GAME_STALLED``): no tile was drawn for ``rounds`` rounds.
+
+        Only if it still runs at ``sequence`` (its state then; nothing changed it
+        since): the ``stopped`` entry is written once, through the same path as
+        every change, and the game is finished from there on. Returns whether
+        this call stopped it.
+        """
+
+        async def change() -> bool:
+            if self.state != ACTIVE or self.decided != sequence or self.stopped is not None:
+                return False
+            await self._commit(Stopped(ServerReason.GAME_STALLED.value, rounds))
+            return True
 
         return await self._exclusive(change)
 
@@ -803,6 +854,16 @@ class Authority:
             self._token_change = self.seats.leave(entry.colour)
         elif isinstance(entry, TakenOver):
             self._token_change = self.seats.take_over(entry.colour, entry.level, entry.reason)
+        elif isinstance(entry, Stopped):
+            self.state = FINISHED
+            self.stopped = {"reason": entry.reason, "rounds": entry.rounds}
+
+            def stopped(frame: bytes) -> None:
+                self._publish(frame)
+                if self._run is None:
+                    self.hub.close(End.FINISHED)
+
+            return Pending(lambda: self._codec.frame(self.sequence + 1, entry), stopped, frame)
         elif isinstance(entry, Started):
             self._started = (entry.player, entry.request) if entry.request else None
             self.game = Game.new(self.seats.colours, list(self.setup.stack))
@@ -843,6 +904,11 @@ class Authority:
         assert game is not None
         self.decided = self.sequence + 1
         self._drawn.extend(e["tile"] for e in events if e["kind"] == "tile_placed")
+        for event in events:
+            if event["kind"] == "tile_placed":
+                self.quiet_turns = 0
+            elif event["kind"] == "turn_started":
+                self.quiet_turns += 1
         undoable, self._undoable = self._undoable, None
         if not any(e["kind"] == "tile_placed" for e in events):
             if entry.request:  # a person's decision

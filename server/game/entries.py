@@ -89,7 +89,20 @@ class Rematched:
     rematch: str
 
 
-LogEntry = Joined | Left | TakenOver | Started | Acted | TakenBack | Said | Rematched
+@dataclass(frozen=True)
+class Stopped:
+    """The server stopped the game before the rules ended it: it had stopped progressing.
+
+    ``reason`` is the contract's reason code (``GAME_STALLED``: a game of bots
+    only drew no tile for ``rounds`` rounds in a row). The game is finished from
+    here on, with no results; actions on it are refused with ``reason``.
+    """
+
+    reason: str
+    rounds: int
+
+
+LogEntry = Joined | Left | TakenOver | Started | Acted | TakenBack | Said | Rematched | Stopped
 
 #: Entries that change nothing in the game: an action chosen before them is still current.
 ASIDES = (Said, Rematched)
@@ -107,6 +120,7 @@ KINDS: dict[str, type[LogEntry]] = {
     "taken_back": TakenBack,
     "said": Said,
     "rematch": Rematched,
+    "stopped": Stopped,
 }
 _KIND_OF: dict[type[LogEntry], str] = {v: k for k, v in KINDS.items()}
 

@@ -47,11 +47,7 @@ class Autoplay:
         #: Bot decisions accepted, and refused (a refusal would be a bug).
         self.bot_moves = 0
         self.bot_refusals = 0
-        #: Turns begun since a tile was last drawn, and the tiles left then.
-        self._quiet_turns = 0
-        self._tiles_left = -1
-        self._counted = -1  # the sequence last counted
-        #: Set once the bots of a game that stopped progressing were stopped.
+        #: Set once this game was stopped here because it stopped progressing.
         self.stalled = False
 
     @property
@@ -128,28 +124,32 @@ class Autoplay:
         task.add_done_callback(_consume)
         task.add_done_callback(self._tasks.discard)
 
-    def _stalls(self, sequence: int) -> bool:
-        """Count turns without a draw; True once a game of bots only has gone too long.
+    def _stalls(self) -> bool:
+        """Whether the game is a game of bots only that drew no tile for too long.
 
-        Called once per bot decision, before it is thought about; a turn is
-        counted when its first decision is pending.
+        The game counts the turns begun since its last draw (from its log, so a
+        restart or another node counts on where this one stopped).
         """
         game = self._game
-        engine = game.game
-        assert engine is not None
-        tiles = sum(engine.stack_counts.values())
-        if tiles != self._tiles_left:
-            self._tiles_left, self._quiet_turns = tiles, 0
-        if engine.decision_kind == "turn" and sequence != self._counted:
-            self._quiet_turns += 1
-        self._counted = sequence
         limit = self._runner.config.stall_rounds
         bots_only = all(c in game.seats.bots for c in game.seats.colours)
-        if not limit or not bots_only or self._quiet_turns <= limit * len(engine.seats):
-            return False
+        return bool(limit) and bots_only and game.quiet_turns > limit * len(game.seats.colours)
+
+    async def _stop_stalled(self, sequence: int) -> None:
+        """Stop the stalled game: its ``stopped`` entry finishes it, logged here once."""
+        game = self._game
+        limit = self._runner.config.stall_rounds
+        try:
+            stopped = await game.stop_stalled(sequence, limit)
+        except Exception:
+            # (The write failed: the game is rebuilt from the store, and stopped again there.)
+            log.exception("stopping a stalled game failed", extra={"game": game.id})
+            return
+        if not stopped:
+            return
         self.stalled = True
         log.warning(
-            "game stalled: its bots are stopped",
+            "game stalled: it is stopped",
             extra={
                 "game": game.id,
                 "reason": ServerReason.GAME_STALLED.value,
@@ -157,7 +157,6 @@ class Autoplay:
                 "sequence": sequence,
             },
         )
-        return True
 
     async def _play_bots(self) -> None:
         """Play every pending decision of a bot seat, through the same path as anyone's."""
@@ -171,8 +170,8 @@ class Autoplay:
             if pending is None:
                 return
             sequence, player, level, record = pending
-            if self._stalls(sequence):
-                self._stopped = True
+            if self._stalls():
+                await self._stop_stalled(sequence)
                 return
             job = Job(
                 level=level,

@@ -45,8 +45,9 @@ class BotConfig:
     #: taken back (no tile drawn), so that the person can undo it (0: no hold).
     #: Bounded: once it has passed the bot answers, so a game never stalls.
     undo_window: float = 0.0
-    #: Rounds a game of bots only may go without drawing a tile; then its bots
-    #: stop (reason GAME_STALLED, logged). The bots themselves draw at least
+    #: Rounds a game of bots only may go without drawing a tile; then the game
+    #: is stopped (a ``game_stopped`` entry with reason GAME_STALLED finishes it
+    #: with no results; logged too). The bots themselves draw at least
     #: every ``bots.players.PATIENCE`` rounds, so this only catches a defect.
     #: Games with a person's seat are never stopped: their bots draw too, and
     #: people play at their own pace under the turn clock. 0: no limit.

@@ -489,7 +489,15 @@ def game_to_proto(game: Stored) -> pb.Game:
         ],
         results=results(summary.result) if summary.result is not None else [],
         rematch="games/" + summary.rematch if summary.rematch else "",
+        stopped=stopped_to_proto(summary.stopped),
     )
+
+
+def stopped_to_proto(stopped: Mapping[str, Json] | None) -> pb.GameStopped | None:
+    """The GameStopped message of a stopped game's summary (None: not stopped)."""
+    if stopped is None:
+        return None
+    return pb.GameStopped(reason=str(stopped["reason"]), rounds=int(stopped["rounds"]))
 
 
 def snapshot_to_proto(game: Stored, view: Mapping[str, Json] | None) -> pb.GameSnapshot:
@@ -568,6 +576,9 @@ def frame(
             player=COLOUR[entry.player] if entry.player else pb.COLOUR_UNSPECIFIED,
             rematch="games/" + entry.rematch,
         )
+    elif isinstance(entry, log.Stopped):
+        change = "game_stopped"
+        message = pb.GameStopped(reason=entry.reason, rounds=entry.rounds)
     elif isinstance(entry, log.TakenOver):
         change = "seat_taken_over"
         message = pb.SeatTakenOver(

@@ -77,6 +77,10 @@ class Summary:
     #: The id of a finished game's rematch, once proposed (kept in the log, as
     #: its ``rematch`` entry; stores do not write it to the summary's row).
     rematch: str | None = None
+    #: Why the server stopped the game before its end, once it did (its ``stopped``
+    #: entry's body: ``reason`` and ``rounds``); such a finished game has no
+    #: ``result``. Stores keep it in the result's column (:func:`result_text`).
+    stopped: dict[str, Any] | None = None
 
     @property
     def open_seats(self) -> int:
@@ -87,6 +91,24 @@ class Summary:
     def people(self) -> int:
         """Seats a person holds."""
         return sum(1 for seat in self.seats if seat["occupied"] and not seat["bot"])
+
+
+def result_text(summary: Summary) -> str | None:
+    """What a store writes in a summary's result column: the engine's result, or
+    ``{"stopped": …}`` for a game the server stopped (which has no result)."""
+    if summary.stopped is not None:
+        return dumps({"stopped": summary.stopped})
+    return None if summary.result is None else dumps(summary.result)
+
+
+def parse_result(text: str | None) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """The result and the stop a result column holds (see :func:`result_text`)."""
+    if text is None:
+        return None, None
+    value = json.loads(text)
+    if "stopped" in value:
+        return None, value["stopped"]
+    return value, None
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,8 @@ from server.storage.base import (
     Tokens,
     Unavailable,
     dumps,
+    parse_result,
+    result_text,
 )
 
 log = logging.getLogger(__name__)
@@ -189,11 +191,13 @@ def is_url(database: str | None) -> bool:
 def _stored(row: tuple[Any, ...]) -> Stored:
     gid, ordinal, seats, stack, settings, created, state, sequence, seat_info, result, epoch = row
     setup = Setup(gid, ordinal, json.loads(seats), json.loads(stack), json.loads(settings), created)
+    result, stopped = parse_result(result)
     summary = Summary(
         state=state,
         sequence=sequence,
         seats=json.loads(seat_info),
-        result=None if result is None else json.loads(result),
+        result=result,
+        stopped=stopped,
     )
     return Stored(setup, summary, epoch=epoch)
 
@@ -569,7 +573,7 @@ class PostgresStore(Store):
             "open_seats": summary.open_seats,
             "people": summary.people,
             "seat_info": dumps(summary.seats),
-            "result": None if summary.result is None else dumps(summary.result),
+            "result": result_text(summary),
             "attention": summary.attention,
             "owner": self.node,
         }
@@ -635,7 +639,7 @@ class PostgresStore(Store):
                         summary.open_seats,
                         summary.people,
                         dumps(summary.seats),
-                        None if summary.result is None else dumps(summary.result),
+                        result_text(summary),
                     )
                     if summary.changed
                     else (None, None, None, None, None)

@@ -41,6 +41,8 @@ from server.storage.base import (
     Summary,
     Tokens,
     dumps,
+    parse_result,
+    result_text,
 )
 
 log = logging.getLogger(__name__)
@@ -129,7 +131,7 @@ def _summary_params(summary: Summary) -> tuple[Any, ...]:
         summary.open_seats,
         summary.people,
         dumps(summary.seats),
-        None if summary.result is None else dumps(summary.result),
+        result_text(summary),
         summary.attention,
     )
 
@@ -137,11 +139,13 @@ def _summary_params(summary: Summary) -> tuple[Any, ...]:
 def _stored(row: tuple[Any, ...]) -> Stored:
     gid, ordinal, seats, stack, settings, created, state, sequence, seat_info, result = row
     setup = Setup(gid, ordinal, json.loads(seats), json.loads(stack), json.loads(settings), created)
+    result, stopped = parse_result(result)
     summary = Summary(
         state=state,
         sequence=sequence,
         seats=json.loads(seat_info),
-        result=None if result is None else json.loads(result),
+        result=result,
+        stopped=stopped,
     )
     return Stored(setup, summary)
 

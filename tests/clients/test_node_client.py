@@ -16,14 +16,17 @@ from server_harness import (
     COLOURS,
     auth,
     chatter,
+    finished,
     new_game,
     play_seat,
     random_chooser,
     running,
     spectate,
+    stalling_game,
 )
 
 from engine import Game
+from server.play.botseats import BotConfig
 from server.rpc.codec import action_from_proto
 from tests.clients import outcomes
 from tongiaki.v1 import game_pb2 as pb
@@ -366,3 +369,25 @@ def test_a_decision_of_unknown_outcome_is_sent_again_and_applied_once(tmp_path: 
     script = tmp_path / "decide.mjs"
     script.write_text(SCRIPT.replace("CLIENT", (CLIENT / "tongiaki.mjs").as_uri()))
     assert outcomes.check([NODE, str(script)], tmp_path) == outcomes.RETRIED
+
+
+def test_a_node_watcher_sees_the_game_the_server_stopped(tmp_path: Path) -> None:
+    """The game_stopped entry is one more line, the last; the watch ends with it."""
+
+    async def main() -> None:
+        stall = BotConfig(strong_budget=0.05, stall_rounds=1)
+        async with running(tmp_path, bots=stall) as (server, stub, _):
+            name = (await stalling_game(server)).name
+            snapshot = await asyncio.wait_for(finished(stub, name), 120)
+            assert snapshot.game.stopped.reason == "GAME_STALLED"
+            lines = await node(
+                "watch", name, "--server", f"127.0.0.1:{server.port}", "--after", "0"
+            )
+        assert lines[-1] == {
+            "sequence": snapshot.sequence,
+            "kind": "game_stopped",
+            "data": {"reason": "GAME_STALLED", "rounds": 1},
+        }
+        assert [line["kind"] for line in lines].count("game_stopped") == 1
+
+    asyncio.run(main())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import random
 from collections.abc import AsyncIterator, Callable
@@ -12,8 +13,9 @@ from typing import Any
 import grpc
 from google.rpc import error_details_pb2, status_pb2
 
+from engine.playout import shuffled_stack
 from server.app import Config, RunningServer, start
-from server.game.authority import Limits
+from server.game.authority import Authority, Limits
 from server.play.botseats import BotConfig
 from server.rpc.limits import ClientLimits
 from tongiaki.client import bearer
@@ -244,3 +246,26 @@ async def chatter(stub: Stub, name: str, tokens: list[str]) -> int:
         )
         await stub.SendMessage(request, metadata=auth(tokens[sent % len(tokens)]))
         sent += 1
+
+
+#: Three greedy bots on this stack go more than a round without a draw (docs/bots.md):
+#: a server whose stall limit is one round stops their game early.
+STALLING_STACK = 224933333
+
+
+async def stalling_game(server: RunningServer) -> Authority:
+    """A new game of three greedy bots on the stack that stalls them (it starts at once)."""
+    seats = ["yellow", "orange", "red"]
+    return await server.registry.create(
+        seats, {"bots": dict.fromkeys(seats, "greedy")}, stack=shuffled_stack(STALLING_STACK)
+    )
+
+
+async def finished(stub: Stub, name: str) -> pb.GameSnapshot:
+    """The game's snapshot once it is finished (by the rules, or stopped)."""
+    while True:
+        got: spb.GetGameResponse = await stub.GetGame(spb.GetGameRequest(name=name))
+        snapshot = got.snapshot
+        if snapshot.game.state == pb.GAME_STATE_FINISHED:
+            return snapshot
+        await asyncio.sleep(0.05)

@@ -78,7 +78,9 @@ class _GameStateEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_GameState.V
     GAME_STATE_ACTIVE: _GameState.ValueType  # 2
     """Started; players are deciding."""
     GAME_STATE_FINISHED: _GameState.ValueType  # 3
-    """Over; the record, stack included, is public."""
+    """Over; the record, stack included, is public. A game the rules ended has
+    results; a game the server stopped (`Game.stopped`) has none.
+    """
 
 class GameState(_GameState, metaclass=_GameStateEnumTypeWrapper):
     """The life cycle of a game."""
@@ -90,7 +92,9 @@ GAME_STATE_OPEN: GameState.ValueType  # 1
 GAME_STATE_ACTIVE: GameState.ValueType  # 2
 """Started; players are deciding."""
 GAME_STATE_FINISHED: GameState.ValueType  # 3
-"""Over; the record, stack included, is public."""
+"""Over; the record, stack included, is public. A game the rules ended has
+results; a game the server stopped (`Game.stopped`) has none.
+"""
 Global___GameState: _TypeAlias = GameState  # noqa: Y015
 
 class _DecisionKind:
@@ -1825,6 +1829,7 @@ class Game(_message.Message):
     CREATE_TIME_FIELD_NUMBER: _builtins.int
     RESULTS_FIELD_NUMBER: _builtins.int
     REMATCH_FIELD_NUMBER: _builtins.int
+    STOPPED_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """Resource name, `games/{game}`."""
     state: Global___GameState.ValueType
@@ -1852,6 +1857,13 @@ class Game(_message.Message):
     def results(self) -> _containers.RepeatedCompositeFieldContainer[Global___PlayerResult]:
         """Final figures once the game is over, in seat order; empty before."""
 
+    @_builtins.property
+    def stopped(self) -> Global___GameStopped:
+        """Set once the server stopped the game before the rules ended it (its
+        `game_stopped` entry): the state is then GAME_STATE_FINISHED and `results`
+        empty. Set wherever a Game is sent (GetGame, WatchGame, ListGames).
+        """
+
     def __init__(
         self,
         *,
@@ -1863,10 +1875,11 @@ class Game(_message.Message):
         create_time: _timestamp_pb2.Timestamp | None = ...,
         results: _abc.Iterable[Global___PlayerResult] | None = ...,
         rematch: _builtins.str = ...,
+        stopped: Global___GameStopped | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "settings", b"settings"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "settings", b"settings", "stopped", b"stopped"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "name", b"name", "rematch", b"rematch", "results", b"results", "seats", b"seats", "sequence", b"sequence", "settings", b"settings", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "name", b"name", "rematch", b"rematch", "results", b"results", "seats", b"seats", "sequence", b"sequence", "settings", b"settings", "state", b"state", "stopped", b"stopped"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -2029,6 +2042,7 @@ class LogEntry(_message.Message):
     ACTION_TAKEN_BACK_FIELD_NUMBER: _builtins.int
     MESSAGE_SENT_FIELD_NUMBER: _builtins.int
     REMATCH_PROPOSED_FIELD_NUMBER: _builtins.int
+    GAME_STOPPED_FIELD_NUMBER: _builtins.int
     sequence: _builtins.int
     """Position in the log."""
     @_builtins.property
@@ -2063,6 +2077,10 @@ class LogEntry(_message.Message):
     def rematch_proposed(self) -> Global___RematchProposed:
         """A rematch of this finished game was proposed."""
 
+    @_builtins.property
+    def game_stopped(self) -> Global___GameStopped:
+        """The server stopped the game: it had stopped progressing."""
+
     def __init__(
         self,
         *,
@@ -2075,16 +2093,61 @@ class LogEntry(_message.Message):
         action_taken_back: Global___ActionTakenBack | None = ...,
         message_sent: Global___MessageSent | None = ...,
         rematch_proposed: Global___RematchProposed | None = ...,
+        game_stopped: Global___GameStopped | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action_applied", b"action_applied", "action_taken_back", b"action_taken_back", "change", b"change", "game_started", b"game_started", "message_sent", b"message_sent", "rematch_proposed", b"rematch_proposed", "seat_joined", b"seat_joined", "seat_left", b"seat_left", "seat_taken_over", b"seat_taken_over"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action_applied", b"action_applied", "action_taken_back", b"action_taken_back", "change", b"change", "game_started", b"game_started", "game_stopped", b"game_stopped", "message_sent", b"message_sent", "rematch_proposed", b"rematch_proposed", "seat_joined", b"seat_joined", "seat_left", b"seat_left", "seat_taken_over", b"seat_taken_over"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_applied", b"action_applied", "action_taken_back", b"action_taken_back", "change", b"change", "game_started", b"game_started", "message_sent", b"message_sent", "rematch_proposed", b"rematch_proposed", "seat_joined", b"seat_joined", "seat_left", b"seat_left", "seat_taken_over", b"seat_taken_over", "sequence", b"sequence"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_applied", b"action_applied", "action_taken_back", b"action_taken_back", "change", b"change", "game_started", b"game_started", "game_stopped", b"game_stopped", "message_sent", b"message_sent", "rematch_proposed", b"rematch_proposed", "seat_joined", b"seat_joined", "seat_left", b"seat_left", "seat_taken_over", b"seat_taken_over", "sequence", b"sequence"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_change: _TypeAlias = _typing.Literal["seat_joined", "seat_left", "game_started", "action_applied", "seat_taken_over", "action_taken_back", "message_sent", "rematch_proposed"]  # noqa: Y015
+    _WhichOneofReturnType_change: _TypeAlias = _typing.Literal["seat_joined", "seat_left", "game_started", "action_applied", "seat_taken_over", "action_taken_back", "message_sent", "rematch_proposed", "game_stopped"]  # noqa: Y015
     _WhichOneofArgType_change: _TypeAlias = _typing.Literal["change", b"change"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_change) -> _WhichOneofReturnType_change | None: ...
 
 Global___LogEntry: _TypeAlias = LogEntry  # noqa: Y015
+
+@_typing.final
+class GameStopped(_message.Message):
+    """The server stopped the game before the rules ended it, because the game had
+    stopped progressing: no game's log grows for ever. Today there is one cause,
+    `GAME_STALLED`: a game whose seats are all bots in which no tile was drawn
+    for `rounds` rounds in a row (the server's `--bot-stall-rounds`).
+
+    From this entry on the game is finished (GAME_STATE_FINISHED) and abandoned,
+    as a game site ends a game nobody can finish: it has no results (nobody won,
+    nobody has a rank), `Game.stopped` holds this message, and its board stays as
+    it was when it stopped, with no pending decision (GameView's `scores` still
+    say what each player would score there). Its record is public like any
+    finished game's; it ends where the game stopped. Every action or take-back
+    sent to it is refused with this entry's `reason` as the ErrorInfo reason
+    (FAILED_PRECONDITION). The entry is written once, by the game's owner, and
+    never undone: a restarted server or another node that takes the game over
+    reads it back and leaves the game stopped. Only quick messages and a
+    rematch proposal may follow it, as after any finished game.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REASON_FIELD_NUMBER: _builtins.int
+    ROUNDS_FIELD_NUMBER: _builtins.int
+    reason: _builtins.str
+    """The reason code of the stop, from the contract's list of ErrorInfo
+    reasons (tongiaki/reasons.py): `GAME_STALLED`.
+    """
+    rounds: _builtins.int
+    """For `GAME_STALLED`: the rounds in a row in which no tile was drawn."""
+    def __init__(
+        self,
+        *,
+        reason: _builtins.str = ...,
+        rounds: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["reason", b"reason", "rounds", b"rounds"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GameStopped: _TypeAlias = GameStopped  # noqa: Y015
 
 @_typing.final
 class MessageSent(_message.Message):

@@ -140,7 +140,8 @@ class GameServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def SubmitAction(self, request, context):
-        """Submits an action for the caller's seat.
+        """Submits an action for the caller's seat. A finished game refuses it with
+        GAME_OVER; a game the server stopped (`Game.stopped`) with the stop's reason.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -48,7 +48,9 @@ class GameServiceStub:
     GetGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.GetGameRequest, _game_service_pb2.GetGameResponse]
     """The game as the caller sees it (a seat with a token, anybody else as a spectator)."""
     SubmitAction: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.SubmitActionRequest, _game_service_pb2.SubmitActionResponse]
-    """Submits an action for the caller's seat."""
+    """Submits an action for the caller's seat. A finished game refuses it with
+    GAME_OVER; a game the server stopped (`Game.stopped`) with the stop's reason.
+    """
     SubmitActions: _grpc.StreamStreamMultiCallable[_game_service_pb2.SubmitActionsRequest, _game_service_pb2.SubmitActionsResponse]
     """Submits the caller's actions over one stream: each request is taken as
     SubmitAction takes it and answered in order as SubmitAction answers it. A
@@ -96,7 +98,9 @@ class GameServiceAsyncStub(GameServiceStub):
     GetGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.GetGameRequest, _game_service_pb2.GetGameResponse]  # type: ignore[assignment]
     """The game as the caller sees it (a seat with a token, anybody else as a spectator)."""
     SubmitAction: _aio.UnaryUnaryMultiCallable[_game_service_pb2.SubmitActionRequest, _game_service_pb2.SubmitActionResponse]  # type: ignore[assignment]
-    """Submits an action for the caller's seat."""
+    """Submits an action for the caller's seat. A finished game refuses it with
+    GAME_OVER; a game the server stopped (`Game.stopped`) with the stop's reason.
+    """
     SubmitActions: _aio.StreamStreamMultiCallable[_game_service_pb2.SubmitActionsRequest, _game_service_pb2.SubmitActionsResponse]  # type: ignore[assignment]
     """Submits the caller's actions over one stream: each request is taken as
     SubmitAction takes it and answered in order as SubmitAction answers it. A
@@ -171,7 +175,9 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _game_service_pb2.SubmitActionRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.SubmitActionResponse, _abc.Awaitable[_game_service_pb2.SubmitActionResponse]]:
-        """Submits an action for the caller's seat."""
+        """Submits an action for the caller's seat. A finished game refuses it with
+        GAME_OVER; a game the server stopped (`Game.stopped`) with the stop's reason.
+        """
 
     @_abc_1.abstractmethod
     def SubmitActions(

@@ -22,6 +22,7 @@ from server_harness import (
     Stub,
     auth,
     error_info,
+    finished,
     new_game,
     play_seat,
     random_chooser,
@@ -31,10 +32,9 @@ from server_harness import (
 
 from engine import Game
 from engine.playout import SplitMix64, shuffled_stack
-from server.game.authority import Authority, Limits
+from server.game.authority import Limits
 from server.play.botseats import ANSWER_TIME, BotConfig, Job, think
 from server.rpc import codec as convert
-from server.storage.base import ACTIVE
 from tests.faults import children
 from tongiaki.v1 import game_pb2 as pb
 from tongiaki.v1 import game_service_pb2 as spb
@@ -467,7 +467,7 @@ def test_a_turn_too_long_is_taken_over(tmp_path: Path) -> None:
 def test_a_game_of_bots_that_stops_drawing_is_stopped(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """A bots-only game without a draw for ``stall_rounds`` rounds: its bots stop, logged.
+    """A bots-only game without a draw for ``stall_rounds`` rounds is stopped, logged.
 
     With a limit of one round, most games of six random bots go more than six
     turns without a draw at some point; a game with a person's seat never stops.
@@ -497,29 +497,19 @@ def test_a_game_of_bots_that_stops_drawing_is_stopped(
             got = await stub.GetGame(spb.GetGameRequest(name=person.game.name))
             assert got.snapshot.game.state == pb.GAME_STATE_FINISHED
 
-            async def settled(name: str) -> Authority:
-                while True:
-                    authority = await server.registry.find(name)
-                    state = (await stub.GetGame(spb.GetGameRequest(name=name))).snapshot.game
-                    if state.state == pb.GAME_STATE_FINISHED or (
-                        authority.autoplay is not None
-                        and authority.autoplay.stalled
-                        and not authority.busy
-                    ):
-                        return authority
-                    await asyncio.sleep(0.05)
-
             stopped = 0
             for name in names:
-                authority = await asyncio.wait_for(settled(name), 120)
-                if authority.state == ACTIVE:
+                game = (await asyncio.wait_for(finished(stub, name), 120)).game
+                authority = await server.registry.find(name)
+                assert authority.bot_refusals == 0
+                kinds = [e.WhichOneof("change") for e in await whole_log(stub, name)]
+                if game.HasField("stopped"):
                     stopped += 1
-                    sequence = authority.sequence
-                    engine = authority.game
-                    assert engine is not None and not engine.over
-                    await asyncio.sleep(0.3)  # nothing more comes
-                    assert authority.sequence == sequence
-                    assert authority.bot_refusals == 0
+                    assert game.stopped == pb.GameStopped(reason="GAME_STALLED", rounds=1)
+                    assert not game.results
+                    assert kinds.count("game_stopped") == 1 and kinds[-1] == "game_stopped"
+                else:
+                    assert game.results and "game_stopped" not in kinds
             assert stopped > 0
             reasons = [getattr(r, "reason", None) for r in caplog.records]
             assert reasons.count("GAME_STALLED") == stopped

@@ -73,9 +73,10 @@ export class EmbedPage extends GamePage {
       const yours = Boolean(this.held) && colourName(decision.player) === colourName(this.held.colour);
       this.post("decision", { sequence: this.sequence, player: decision.player, kind: decision.kind, yours });
     }
-    if (view?.result?.length && !this.overSent) {
+    const stopped = this.snapshot?.game?.stopped;
+    if ((view?.result?.length || stopped) && !this.overSent) {
       this.overSent = true;
-      this.post("game_over", { sequence: this.sequence, ranking: view.result });
+      this.post("game_over", { sequence: this.sequence, ranking: view?.result ?? [], ...(stopped ? { stopped } : {}) });
     }
   }
 

@@ -6,7 +6,7 @@ import { h } from "./dom.js";
 import { conjunction, t, tn } from "./i18n.js";
 import { tile } from "./geometry.js";
 import { swatch } from "./ships.js";
-import { player, tileName } from "./text.js";
+import { errorText, player, tileName } from "./text.js";
 import { colourName } from "./wire.js";
 
 const hexKey = (x) => `${x?.q ?? 0},${x?.r ?? 0}`;
@@ -41,6 +41,24 @@ export function tieBreaks(rows) {
   return out;
 }
 
+// The end of a game the server stopped before the rules ended it: no winner, and why.
+export function renderStopped(stopped, actions) {
+  const why = stopped.reason === "GAME_STALLED"
+    ? tn("end.stopped_stalled", stopped.rounds ?? 0)
+    : errorText({ reason: stopped.reason });
+  return h("section", { class: "card ranking stopped", testid: "stopped" },
+    h("h2", { testid: "stopped-title" }, t("end.stopped")),
+    h("p", { testid: "stopped-why", "data-reason": stopped.reason }, why),
+    endActions(actions));
+}
+
+function endActions(actions) {
+  return h("p", { class: "end-actions" },
+    actions.rematch ? h("button", { type: "button", class: "primary", testid: "rematch", onclick: actions.rematch.run }, actions.rematch.label) : null,
+    h("a", { class: "button secondary", href: "/", testid: "to-lobby" }, t("end.lobby")),
+    h("a", { class: "button secondary", href: actions.replay, testid: "replay-link" }, t("end.replay")));
+}
+
 export function renderEnd(view, seat, actions) {
   const rows = [...view.result].sort((a, b) => a.rank - b.rank);
   const winners = rows.filter((r) => r.rank === 1).map((r) => player(r.colour));
@@ -70,8 +88,5 @@ export function renderEnd(view, seat, actions) {
       h("table", {}, h("tbody", {}, ...islands.map((row) => h("tr", { "data-tile": row.id },
         h("td", {}, tileName(row.id)), h("td", {}, tn("board.points", row.points)),
         h("td", {}, ...row.colours.map((c) => h("span", { class: "present" }, swatch(c), player(c))))))))),
-    h("p", { class: "end-actions" },
-      actions.rematch ? h("button", { type: "button", class: "primary", testid: "rematch", onclick: actions.rematch.run }, actions.rematch.label) : null,
-      h("a", { class: "button secondary", href: "/", testid: "to-lobby" }, t("end.lobby")),
-      h("a", { class: "button secondary", href: actions.replay, testid: "replay-link" }, t("end.replay"))));
+    endActions(actions));
 }

@@ -13,7 +13,7 @@ import { entryHexes } from "./camera.js";
 import { Chronicle, fetchEntries } from "./history.js";
 import { prefs, SPEEDS } from "./settings.js";
 import { TurnAlerts, allowNotifications, clockText } from "./alerts.js";
-import { renderEnd } from "./endgame.js";
+import { renderEnd, renderStopped } from "./endgame.js";
 import { consequences, fewTilesLeft } from "./consequences.js";
 import { since, renderSince } from "./since.js";
 import { Social, isAside } from "./social.js";
@@ -616,6 +616,10 @@ export class GamePage {
       this.renderStatus(game, view, state),
       this.errorBox,
       narrow ? null : seats,
+      game.stopped ? renderStopped(game.stopped, {
+        rematch: this.social.rematchAction(),
+        replay: `/games/${this.id}?replay=1`,
+      }) : null,
       view?.result?.length ? renderEnd(view, this.seat, {
         rematch: this.social.rematchAction(),
         replay: `/games/${this.id}?replay=1`,
@@ -796,7 +800,7 @@ export class GamePage {
       // Every seat taken: the Seats card says so, beside its Start button.
       line = waiting ? `${t("status.open")} ${this.seatStatus(game)}` : "";
     }
-    else if (state === "finished") line = t("status.finished");
+    else if (state === "finished") line = game.stopped ? t("status.stopped") : t("status.finished");
     // "Your turn" once the board shown (played back) waits for this player.
     else if (this.mine() || (seat && view?.decision
       && colourName(view.decision.player) === colourName(seat.colour))) line = t("status.your_turn");

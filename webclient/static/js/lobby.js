@@ -178,7 +178,7 @@ export class LobbyPage {
     return h("tr", { testid: "finished-game", "data-game": id },
       h("td", { class: "name-cell" }, h("a", { class: "who", href: `/games/${id}`, testid: "game-link",
         title: gameTitle(game.settings, id) }, gameTitle(game.settings, id))),
-      h("td", { testid: "winner" }, conjunction(winners)),
+      h("td", { testid: "winner" }, game.stopped ? t("status.stopped") : conjunction(winners)),
       h("td", {}, h("a", { href: `/games/${id}?replay=1`, testid: "replay-link" }, t("lobby.replay"))));
   }
 }

@@ -68,6 +68,7 @@ function describe({ id, seat, snapshot, error }) {
     yourTurn: Boolean(me && turnOf === me),
     place: result ? { rank: result.rank, total: (game.seats ?? []).length } : null,
     started: stateName(game.state) !== "open",
+    stopped: Boolean(game.stopped),
     rematch: game.rematch || null,
   };
 }
@@ -91,6 +92,7 @@ function standing(row) {
     return h("span", { testid: "turn-of", "data-colour": row.turnOf }, t("my.waiting_for", { player: who ? playerName(who) : td(`player.${row.turnOf}`) }));
   }
   if (stateName(row.state) === "open") return h("span", { testid: "open" }, t("my.open"));
+  if (row.stopped) return h("span", { testid: "stopped" }, t("status.stopped"));
   if (row.place) return h("span", { testid: "place" }, t("end.your_place", row.place));
   return h("span", {}, t("status.finished"));
 }

@@ -8,7 +8,7 @@ import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { Chronicle, fetchEntries } from "./history.js";
 import { errorText, gameTitle, setPlayers } from "./text.js";
-import { renderEnd } from "./endgame.js";
+import { renderEnd, renderStopped } from "./endgame.js";
 import { stateName } from "./wire.js";
 
 export class ReplayPage {
@@ -147,6 +147,7 @@ export class ReplayPage {
           h("a", { class: "button secondary", href: `/games/${this.id}`, testid: "to-game" }, t("replay.to_game")),
           finished ? h("button", { type: "button", testid: "download", onclick: () => this.download() }, t("replay.download")) : null),
         this.error),
+      state?.game?.stopped && this.at === this.last ? renderStopped(state.game.stopped, { replay: link }) : null,
       state?.view?.result?.length && this.at === this.last ? renderEnd(state.view, null, { replay: link }) : null,
       h("section", { class: "card" }, h("h2", {}, t("log.title")), log),
     ];

@@ -244,11 +244,19 @@ export function entryLines(entry, view) {
   }
   if (entry.rematch_proposed) return [t("log.rematch_proposed", { player: player(entry.rematch_proposed.player) })];
   if (entry.action_taken_back) return [t("log.action_taken_back", { player: player(entry.action_taken_back.player) })];
+  if (entry.game_stopped) return [stoppedLine(entry.game_stopped)];
   if (entry.action_applied) {
     const events = entry.action_applied.events ?? [];
     return events.map((e) => eventLine(e, view, events)).filter(Boolean);
   }
   return [];
+}
+
+// Why the server stopped a game (a game_stopped entry, or the game's `stopped`), as
+// the log says it; a reason this client does not know is named as an error is.
+export function stoppedLine(stopped) {
+  if (stopped?.reason === "GAME_STALLED") return tn("log.game_stopped", stopped.rounds ?? 0);
+  return errorText({ reason: stopped?.reason });
 }
 
 export function errorText(error) {
