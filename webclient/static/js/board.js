@@ -445,7 +445,10 @@ export class Board {
         const radius = SIZE * 0.74;
         const step = Math.max(24, 47 / this.scale());
         const layout = this.layouts.get(`${q},${r}`) ?? [];
-        const landing = new Set([...picker.targets().keys()].filter((k) => k.startsWith("land:")).map((k) => k.split(":")[1]));
+        // Every beach a ship of the group may land on, picked yet or not: the
+        // markers keep their places while the ships are placed one by one.
+        const landing = new Set(picker.options.flatMap((o) => o.stages.flat())
+          .filter((k) => k.startsWith("land:") && k !== "land:none").map((k) => k.split(":")[1]));
         const gap = Math.min(2 * Math.PI, ...layout.filter((o) => o !== beach && landing.has(String(o.index)))
           .map((o) => Math.abs(((o.angle - beach.angle + 3 * Math.PI) % (2 * Math.PI)) - Math.PI)));
         // The turn between two colours a step apart; the next beach with colours to

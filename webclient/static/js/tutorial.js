@@ -38,8 +38,7 @@ export class Coach {
     this.key = `tongiaki.coach.${page.id}`;
     this.seen = new Set(load(this.key));
     this.queue = [];
-    // The card sits in the board's corner (the board is a map, left to right); its
-    // text runs in the page's direction.
+    // Its text runs in the page's direction (over the board, a map, left to right).
     this.node = h("section", {
       class: "coach", testid: "coach", hidden: true,
       role: "region", "aria-live": "polite", "aria-label": t("coach.label"),
@@ -105,6 +104,9 @@ export class Coach {
     }
     if (view.result?.length) this.offer("end");
     this.queue = this.queue.filter((tip) => !PASSING.has(tip) || this.now.has(tip));
+    // The decision on screen is explained first; the signs of the board can wait.
+    const urgent = (tip) => (tip === "welcome" || PASSING.has(tip) ? 0 : 1);
+    this.queue.sort((a, b) => urgent(a) - urgent(b));
     this.show();
   }
 
@@ -124,12 +126,24 @@ export class Coach {
   }
 
   // On a phone the card opens the docked decision panel (whose height is fixed, so
-  // the board never moves); elsewhere it lies over the board's corner.
+  // the board never moves); on a wider screen it comes right before the decision
+  // in the side panel, the board left whole; without a tip it waits over the board.
   place(tip) {
     const page = this.page;
     const docked = Boolean(tip && page.narrow?.matches);
-    if (docked && page.dock.firstChild !== this.node) page.dock.prepend(this.node);
-    else if (!docked && this.node.parentNode !== page.boardArea) page.boardArea.append(this.node);
+    if (docked) {
+      if (page.dock.firstChild !== this.node) page.dock.prepend(this.node);
+      return;
+    }
+    const decision = tip && page.side.querySelector(":scope > [data-testid=decision]");
+    const status = tip && page.side.querySelector(":scope > [data-testid=status]");
+    if (decision) {
+      if (decision.previousElementSibling !== this.node) decision.before(this.node);
+    } else if (status) {
+      if (status.nextElementSibling !== this.node) status.after(this.node);
+    } else if (this.node.parentNode !== page.boardArea) {
+      page.boardArea.append(this.node);
+    }
   }
 
   // Over the board, the card takes the corner (or a slimmer shape) where it covers
