@@ -848,3 +848,83 @@ async () => {
 def test_a_picked_open_end_shows_where_the_tile_goes(browser: Browser, gateway: Running) -> None:
     out = on_lobby(browser, gateway, SLOT_PREVIEW)
     assert out["before"] is None and out["after"] == out["want"], out
+
+
+MAY_END = """
+async ([island, sea]) => {
+  const { GamePage } = await import("/static/js/game.js");
+  const { neighbour } = await import("/static/js/geometry.js");
+  const page = Object.create(GamePage.prototype);
+  Object.defineProperty(page, "seat", { value: { colour: "COLOUR_YELLOW" } });
+  const [q, r] = neighbour(0, 0, 3);
+  const view = {
+    tiles: [{ tile: "tonga", at: {}, rot: 0 }, { tile: "fiji", at: { q, r }, rot: 0 }],
+    beaches: [{ beach: { index: 3 }, colours: ["COLOUR_YELLOW"] }],
+    royal: [], scores: [], stack: { island, sea },
+  };
+  const decision = { kind: "DECISION_KIND_TURN", player: "COLOUR_YELLOW", options: [] };
+  const said = (action) => {
+    const card = page.renderConsequences(action, view, decision);
+    const lines = card?.querySelectorAll("[data-testid=consequence]") ?? [];
+    return [...lines].map((p) => p.textContent);
+  };
+  return {
+    settle: said({ settle: {} }),
+    place: said({ place: { origin: {}, dir: 1 } }),
+    royal: said({ royal: { island: { q, r } } }),
+  };
+}
+"""
+
+
+@pytest.mark.parametrize(("island", "sea", "warned"), [(2, 9, True), (9, 1, True), (3, 3, False)])
+def test_a_choice_that_draws_when_few_tiles_are_left_says_it_may_end_the_game(
+    browser: Browser, gateway: Running, island: int, sea: int, warned: bool
+) -> None:
+    """With two tiles or fewer left in either pile, a New settlement and an open end
+    (both draw) say that the game may end at once; a royal island (no draw) never does."""
+    out = on_lobby(browser, gateway, MAY_END, [island, sea])
+    warning = i18n.translate("en", "consequence.may_end")
+    assert (warning in out["settle"]) is warned and (warning in out["place"]) is warned, out
+    assert warning not in out["royal"], out
+
+
+def _one_pick(s: Any) -> bool:
+    """A set-up decision (one pick, a beach, completes each option)."""
+    decision = s["view"].get("decision")
+    return bool(decision) and decision.get("kind") == "DECISION_KIND_SETUP"
+
+
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+def test_a_pick_pointed_at_again_confirms_it(
+    browser: Browser, gateway: Running, api: Api, viewport: str
+) -> None:
+    """A pick that completes a choice, clicked (or tapped) again at the same place,
+    confirms it: the same gesture twice, wherever the target was drawn."""
+    errors: list[str] = []
+    phone = viewport == "phone"
+    context = browser.new_context(viewport=size(viewport), has_touch=phone, is_mobile=phone)
+    context.add_init_script(INSTANT)
+    page = context.new_page()
+    page.set_default_timeout(BUSY)
+    watch_errors(page, errors)
+    try:
+        game, tokens = api.seated_game(["yellow", "red"])
+        snapshot = play_until(api, game, tokens, _one_pick, seed=3)
+        open_as(page, gateway.url, game, snapshot, tokens)
+        page.goto(f"{gateway.url}/games/{game}?lang=en")
+        page.wait_for_function(MINE)
+        target = page.locator("[data-testid=board] [data-testid=target] .target-hit").first
+        box = target.bounding_box()
+        assert box is not None
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        tap = page.touchscreen.tap if phone else page.mouse.click
+        tap(x, y)
+        page.get_by_test_id("confirm").wait_for()
+        assert page.get_by_test_id("confirm-spot").count() == 1
+        sequence = state(page)["sequence"]
+        tap(x, y)
+        page.wait_for_function(f"document.body.dataset.sequence !== '{sequence}'")
+    finally:
+        context.close()
+    assert errors == []

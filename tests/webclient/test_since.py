@@ -173,3 +173,59 @@ def test_when_the_others_changed_nothing_for_the_player_the_card_says_so(
         moves = card.get_by_test_id("since-moves")
         moves.locator("summary").click()
         assert "Red" in moves.locator("li").first.inner_text()
+
+
+OWN_OUTCOMES = """
+async () => {
+  const { GamePage } = await import("/static/js/game.js");
+  const { Chronicle } = await import("/static/js/history.js");
+  const { renderSince } = await import("/static/js/since.js");
+  const page = Object.create(GamePage.prototype);
+  Object.defineProperty(page, "seat", { value: { colour: "COLOUR_YELLOW" } });
+  page.chronicle = new Chronicle();
+  const back = [{ colour: "COLOUR_YELLOW", count: 2 }];
+  const failed = { voyage_failed: { danger: 4, colours: 2, returned: back } };
+  // Yellow's voyage from Tonga fails (its emigration is what yellow picked: not told);
+  // then red places a ship.
+  page.chronicle.add({ sequence: "5", action_applied: { player: "COLOUR_YELLOW",
+    action: { emigrate: { beach: { index: 1 }, dir: 2 } },
+    events: [
+      { emigrated: { player: "COLOUR_YELLOW", beach: { index: 1 }, dir: 2, group: [] } },
+      failed,
+    ] } });
+  page.chronicle.add({ sequence: "6", action_applied: { player: "COLOUR_RED",
+    action: { single: { beach: { index: 2 } } },
+    events: [
+      { ships_placed: { player: "COLOUR_RED", why: "SHIP_PLACEMENT_SINGLE", beaches: [] } },
+    ] } });
+  const [own, red] = page.chronicle.items;
+  const yours = page.ownOutcomes(red);
+  const moves = [{ lines: red.lines, hexes: [] }];
+  const card = renderSince({ points: [], islands: [] }, () => {}, moves, yours);
+  return {
+    yours, own: own.lines,
+    told: card.querySelector("[data-testid=since-yours]")?.textContent ?? null,
+    none: Boolean(card.querySelector("[data-testid=since-none]")),
+    nothing: page.ownOutcomes(page.chronicle.items[0]),
+  };
+}
+"""
+
+
+def test_the_since_card_tells_what_the_players_own_move_brought_about(
+    browser: Browser, gateway: Running
+) -> None:
+    """The player's own voyage failed, then others moved: at their next decision the
+    card tells the failure in the log's words (not the emigration they picked), and
+    does not claim that nothing changed for them."""
+    page = browser.new_page()
+    try:
+        page.goto(f"{gateway.url}/?lang=en")
+        page.get_by_test_id("create-game").wait_for()
+        out = page.evaluate(OWN_OUTCOMES)
+    finally:
+        page.close()
+    failed = [line for line in out["own"] if line.startswith("The voyage fails")]
+    assert len(failed) == 1 and out["yours"] == failed, out
+    assert out["told"] == f"Your move: {failed[0]}", out
+    assert not out["none"] and out["nothing"] == [], out

@@ -1,0 +1,74 @@
+"""The stack's counts stay on the board, and say how the game ends once few tiles
+are left (a player is never surprised by the last tile)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser
+
+from tests.webclient.conftest import Api, Running
+from tests.webclient.pages import BUSY
+from tests.webclient.test_browser import INSTANT, shot, watch_errors
+from tests.webclient.test_decide import MINE, open_as, play_until, size
+from webclient import i18n
+
+
+def _left(s: Any) -> int:
+    stack = s["view"].get("stack", {})
+    return min(int(stack.get("island", 0)), int(stack.get("sea", 0)))
+
+
+@pytest.mark.parametrize(
+    ("locale", "viewport", "few"),
+    [("en", "desktop", False), ("he", "desktop", True), ("ja", "phone", True)],
+)
+def test_the_stack_is_counted_on_the_board_and_its_end_announced(
+    browser: Browser, gateway: Running, api: Api, locale: str, viewport: str, *, few: bool
+) -> None:
+    errors: list[str] = []
+    context = browser.new_context(viewport=size(viewport))
+    context.add_init_script(INSTANT)
+    page = context.new_page()
+    page.set_default_timeout(BUSY)
+    watch_errors(page, errors)
+    try:
+        game, tokens = api.seated_game(["yellow", "red"])
+
+        def wanted(s: Any) -> bool:
+            return bool(s["view"].get("decision")) and (_left(s) <= 2) is few
+
+        snapshot = play_until(api, game, tokens, wanted, seed=5)
+        open_as(page, gateway.url, game, snapshot, tokens)
+        page.goto(f"{gateway.url}/games/{game}?lang={locale}")
+        page.wait_for_function(MINE)
+        stack = snapshot["view"]["stack"]
+        chip = page.get_by_test_id("stack-chip")
+        counts = i18n.translate(
+            locale,
+            "deck.counts",
+            island_tiles=stack.get("island", 0),
+            sea_tiles=stack.get("sea", 0),
+        )
+        text = chip.inner_text()
+        # Numbers come isolated (U+2068, U+2069) in the page's own formatting.
+        plain = text.replace("\u2068", "").replace("\u2069", "")
+        assert plain.splitlines()[0] == counts.replace("\u2068", "").replace("\u2069", ""), text
+        ending = page.get_by_test_id("stack-ending")
+        assert ending.count() == (1 if few else 0)
+        if few:
+            assert ending.inner_text() == i18n.translate(locale, "stack.ending")
+        # Over the board, on its left (the board is a map), clear of the zoom buttons.
+        box, board, zoom = (
+            page.get_by_test_id(t).bounding_box() for t in ("stack-chip", "board", "zoom-in")
+        )
+        assert box is not None and board is not None and zoom is not None
+        assert box["x"] < board["x"] + board["width"] / 2 or viewport == "phone"
+        apart_y = box["y"] >= zoom["y"] + zoom["height"] or zoom["y"] >= box["y"] + box["height"]
+        apart_x = box["x"] >= zoom["x"] + zoom["width"] or zoom["x"] >= box["x"] + box["width"]
+        assert apart_x or apart_y
+        shot(page, f"stack-{locale}-{viewport}")
+    finally:
+        context.close()
+    assert errors == []
