@@ -13,6 +13,7 @@ from playwright.sync_api import Browser, ViewportSize
 from tests.webclient.conftest import Api, Running
 from tests.webclient.pages import DESKTOP, PHONE, game_page
 from tests.webclient.test_browser import shot
+from webclient import i18n
 
 MINE = "document.body.dataset.myturn === '1' && document.body.dataset.busy !== '1'"
 
@@ -227,5 +228,5 @@ def test_the_since_card_tells_what_the_players_own_move_brought_about(
         page.close()
     failed = [line for line in out["own"] if line.startswith("The voyage fails")]
     assert len(failed) == 1 and out["yours"] == failed, out
-    assert out["told"] == f"Your move: {failed[0]}", out
+    assert out["told"] == f"{i18n.translate('en', 'since.yours')} {failed[0]}", out
     assert not out["none"] and out["nothing"] == [], out
