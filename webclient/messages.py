@@ -302,6 +302,8 @@ COACH = [
     N_("coach.place"),
     N_("coach.settle_ship.title"),
     N_("coach.settle_ship"),
+    N_("coach.graduate.title"),
+    N_("coach.graduate"),
     N_("coach.no_ship.title"),
     N_("coach.no_ship"),
     N_("coach.end.title"),

@@ -568,3 +568,56 @@ def test_help_mode_names_what_a_spectator_taps(
     assert label.is_hidden()
     assert page.get_by_test_id("help-toggle").get_attribute("aria-pressed") == "false"
     assert errors == []
+
+
+#: Every tip of the lesson (tutorial.js LESSON): once all were read, the lesson is over.
+LESSON = [
+    "welcome", "setup", "marks", "turn", "emigrate", "stack", "route", "danger", "land",
+    "royal", "mask", "settle", "place", "settle_ship",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("locale", "viewport"), [("en", DESKTOP), ("ja", PHONE)])
+def test_once_every_lesson_tip_was_read_the_coach_says_the_lesson_is_over(
+    browser: Browser, gateway: Running, locale: str, viewport: ViewportSize
+) -> None:
+    """The learner is told when they have met everything: they may play on, or go to
+    the lobby for a real game; told once."""
+    errors: list[str] = []
+    page = open_page(browser, gateway, locale, viewport)
+    watch_errors(page, errors)
+    texts = catalog(locale)
+    try:
+        page.goto(f"{gateway.url}/learn?lang={locale}")
+        page.get_by_test_id("learn").click()
+        game = game_id(page)
+        page.get_by_test_id("coach").wait_for()
+        assert page.get_by_test_id("coach").get_attribute("data-tip") == "welcome"
+        # Every tip but the last of the lesson read; then the last one.
+        page.evaluate(
+            "([key, tips]) => localStorage.setItem(key, JSON.stringify(tips))",
+            [f"tongiaki.coach.{game}", LESSON[:-1]],
+        )
+        page.reload()
+        page.wait_for_function("document.body.dataset.myturn === '1'")
+        page.wait_for_timeout(300)
+        assert page.get_by_test_id("coach").get_attribute("data-tip") != "graduate"
+        page.evaluate(
+            "([key, tips]) => localStorage.setItem(key, JSON.stringify(tips))",
+            [f"tongiaki.coach.{game}", LESSON],
+        )
+        page.reload()
+        page.wait_for_function(
+            "document.querySelector('[data-testid=coach]')?.dataset.tip === 'graduate'"
+        )
+        assert page.get_by_test_id("coach-text").inner_text() == texts["coach.graduate"]
+        assert page.get_by_test_id("coach-lobby").get_attribute("href") == "/"
+        page.get_by_test_id("coach-next").click()
+        assert page.get_by_test_id("coach").get_attribute("hidden") is not None
+        page.reload()
+        page.wait_for_function("document.body.dataset.myturn === '1'")
+        page.wait_for_timeout(300)
+        assert page.locator("[data-testid=coach]:not([hidden])").count() == 0
+    finally:
+        page.context.close()
+    assert errors == []

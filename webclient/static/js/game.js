@@ -613,7 +613,7 @@ export class GamePage {
     const parts = [
       h("button", { type: "button", class: "secondary drawer-close", testid: "drawer-close", onclick: () => this.drawer(false) },
         t("drawer.close")),
-      this.renderStatus(game, view, state),
+      narrow ? null : this.renderStatus(game, view, state),
       this.errorBox,
       narrow ? null : seats,
       game.stopped ? renderStopped(game.stopped, {
@@ -628,6 +628,8 @@ export class GamePage {
       undo && !decision && !narrow ? h("section", { class: "card" }, undo) : null,
       view ? this.renderPlayers(game, view) : null,
       log,
+      // On a phone the sheet opens on the players and the log; the game's card follows.
+      narrow ? this.renderStatus(game, view, state) : null,
       this.social.render(),
       view ? this.renderDeck(view) : null,
       this.embedded ? null : this.renderShare(state),

@@ -14,8 +14,12 @@ import { colourName, kindOf } from "./wire.js";
 // Every tip, in the order a first game usually meets them.
 export const TIPS = [
   "welcome", "setup", "marks", "turn", "emigrate", "stack", "route", "danger", "land",
-  "royal", "mask", "settle", "place", "settle_ship", "no_ship", "end",
+  "royal", "mask", "settle", "place", "settle_ship", "graduate", "no_ship", "end",
 ];
+
+// Once these were all explained, the coach says the lesson is over ("graduate"):
+// the learner may finish the game or start a real one.
+const LESSON = TIPS.filter((tip) => !["graduate", "no_ship", "end"].includes(tip));
 
 // Tips about a situation that passes (a decision, a pick): a tip left unread when
 // its moment has passed waits for the next time it comes up.
@@ -103,6 +107,7 @@ export class Coach {
       }
     }
     if (view.result?.length) this.offer("end");
+    else if (LESSON.every((tip) => this.seen.has(tip))) this.offer("graduate");
     this.queue = this.queue.filter((tip) => !PASSING.has(tip) || this.now.has(tip));
     // The decision on screen is explained first; the signs of the board can wait.
     const urgent = (tip) => (tip === "welcome" || PASSING.has(tip) ? 0 : 1);
@@ -180,11 +185,11 @@ export class Coach {
     const done = TIPS.filter((x) => this.seen.has(x)).length;
     const costly = tip === "settle" && this.cost > 0;
     const error = h("p", { class: "error", role: "alert" });
-    const buttons = tip === "end"
+    const buttons = tip === "end" || tip === "graduate"
       ? [
         h("a", { class: "button primary", href: "/", testid: "coach-lobby" }, t("coach.play_real")),
-        h("button", { type: "button", class: "secondary", testid: "coach-again", onclick: () => startTutorial().catch((e) => { error.textContent = errorText(e); }) }, t("coach.again")),
-        h("button", { type: "button", class: "secondary", testid: "coach-next", onclick: () => this.next() }, t("coach.close")),
+        tip === "end" ? h("button", { type: "button", class: "secondary", testid: "coach-again", onclick: () => startTutorial().catch((e) => { error.textContent = errorText(e); }) }, t("coach.again")) : null,
+        h("button", { type: "button", class: "secondary", testid: "coach-next", onclick: () => this.next() }, (tip === "end" ? t("coach.close") : t("coach.play_on"))),
       ]
       : [
         h("button", { type: "button", class: "primary", testid: "coach-next", onclick: () => this.next() }, t("coach.next")),
