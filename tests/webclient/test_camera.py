@@ -827,3 +827,41 @@ def test_after_others_moves_the_view_returns_widened_to_where_they_reached(
     assert back["x"] + back["w"] >= 900
     # An entry inside the view moves nothing, and nothing is sent back.
     assert out["moves"] == 2, out
+
+
+#: A board with one target of `kind` ("beach" or "end"): whether it counts as
+#: crowded at each scale (beaches must be picked where ships are drawn, not counted).
+FAR_PICKS = """
+async ([kind, scales]) => {
+  const { Board } = await import("/static/js/board.js");
+  const holder = document.createElement("div");
+  document.body.append(holder);
+  const board = new Board(holder, () => {});
+  const target = document.createElementNS("http://www.w3.org/2000/svg", "g");
+  target.setAttribute("class", `target target-${kind}`);
+  board.layers.targets.append(target);
+  const out = scales.map((s) => board.crowded(s));
+  holder.remove();
+  return out;
+}
+"""
+
+
+def test_beaches_are_never_picked_where_ships_are_only_counted(
+    browser: Browser, gateway: Running
+) -> None:
+    """Zoomed out so far that ships show as counts per island, a decision on beaches is
+    framed closer (it counts as crowded); open ends, which need no ships, are not."""
+    page = browser.new_page(viewport=PHONE)
+    try:
+        page.goto(f"{gateway.url}/?lang=en")
+        page.get_by_test_id("create-game").wait_for()
+        assert page.evaluate(FAR_PICKS, ["beach", [0.4, 0.54, 0.56, 1.0]]) == [
+            True,
+            True,
+            False,
+            False,
+        ]
+        assert page.evaluate(FAR_PICKS, ["end", [0.4, 0.54]]) == [False, False]
+    finally:
+        page.close()

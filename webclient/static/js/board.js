@@ -515,8 +515,10 @@ export class Board {
     return { x, y, w: Math.max(...boxes.map((b) => b.x + b.width)) - x, h: Math.max(...boxes.map((b) => b.y + b.height)) - y };
   }
 
-  // Targets closer together than a finger at this zoom.
+  // Targets closer together than a finger at this zoom, or beaches to pick where
+  // ships would be shown only as counts (the player must see whose ships lie where).
   crowded(scale = this.scale()) {
+    if (scale < WIDE && this.layers.targets.querySelector(".target-beach, .target-land")) return true;
     const points = [...this.layers.targets.querySelectorAll(".target-hit")]
       .map((n) => [Number(n.getAttribute("cx")), Number(n.getAttribute("cy"))]);
     return points.some((a, i) => points.slice(i + 1).some((b) => Math.hypot(a[0] - b[0], a[1] - b[1]) * scale < 40));
