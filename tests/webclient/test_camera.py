@@ -865,3 +865,64 @@ def test_beaches_are_never_picked_where_ships_are_only_counted(
         assert page.evaluate(FAR_PICKS, ["end", [0.4, 0.54]]) == [False, False]
     finally:
         page.close()
+
+
+SLOW = "localStorage.setItem('tongiaki.prefs', JSON.stringify({speed: 0.5, confirm: true}))"
+CAPTION = "document.querySelector('[data-testid=caption]').dataset.sequence"
+
+
+def test_the_last_round_can_be_paused_and_looked_at_move_by_move(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    """Paused, the playback holds on the move shown; "Next move" shows one more move
+    and holds again; Resume plays the rest."""
+    errors: list[str] = []
+    context = browser.new_context(viewport=DESKTOP)
+    context.add_init_script(SLOW)
+    page = context.new_page()
+    watch_errors(page, errors)
+    try:
+        game, token = bots_game(api, "yellow", ["red", "blue"])
+        rng = random.Random(5)
+        for _ in range(4):
+            now = wait_for_turn(api, game, "COLOUR_YELLOW")
+            api.ok(
+                "POST",
+                f"/api/v1/games/{game}/actions",
+                {
+                    "sequence": now["sequence"],
+                    "request_id": f"y{now['sequence']}",
+                    "action": rng.choice(now["view"]["decision"]["options"]),
+                },
+                token,
+            )
+        wait_for_turn(api, game, "COLOUR_YELLOW")
+        page.goto(f"{gateway.url}/?lang=en")
+        sit(page, game, "COLOUR_YELLOW", token)
+        page.goto(f"{gateway.url}/games/{game}?lang=en")
+        page.wait_for_function("document.body.dataset.myturn === '1'")
+        assert page.get_by_test_id("pause").is_hidden()
+        page.get_by_test_id("last-round").click()
+        page.wait_for_function(f"document.body.dataset.playing === '1' && {CAPTION}")
+        page.get_by_test_id("pause").click()
+        assert page.get_by_test_id("pause").get_attribute("aria-pressed") == "true"
+        held = page.evaluate(CAPTION)
+        assert held
+        # Held: the same move for as long as the player looks at it.
+        page.wait_for_timeout(3000)
+        assert page.evaluate(CAPTION) == held
+        assert page.evaluate("document.body.dataset.playing") == "1"
+        # One move more, then held again.
+        page.get_by_test_id("step").click()
+        page.wait_for_function(f"{CAPTION} !== '{held}'", timeout=60000)
+        stepped = page.evaluate(CAPTION)
+        assert int(stepped) > int(held)
+        page.wait_for_timeout(3000)
+        assert page.evaluate(CAPTION) == stepped
+        # Resumed: the rest plays, and the board is back to now.
+        page.get_by_test_id("pause").click()
+        page.wait_for_function("document.body.dataset.playing === '0'", timeout=120000)
+        assert page.get_by_test_id("pause").is_hidden()
+    finally:
+        context.close()
+    assert errors == []

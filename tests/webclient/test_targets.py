@@ -8,6 +8,7 @@ from playwright.sync_api import Browser
 
 from tests.webclient.conftest import Api, Running
 from tests.webclient.pages import DESKTOP, PHONE, game_page
+from tests.webclient.test_decide import TILES
 
 MINE = "document.body.dataset.myturn === '1' && document.body.dataset.busy !== '1'"
 
@@ -44,3 +45,38 @@ def test_a_highlighted_beach_answers_anywhere_on_it(
         else:
             page.mouse.click(middle["x"], middle["y"])
         page.get_by_test_id("confirm").wait_for()
+
+
+LABELS = """
+() => [...document.querySelectorAll('[data-testid=beach-label]')].map((g) => ({
+  beach: g.dataset.of,
+  number: g.querySelector('[data-testid=beach-number]').textContent,
+  fill: g.querySelector('[data-testid=beach-fill]').textContent,
+}))
+"""
+
+
+def test_each_beach_to_pick_says_its_number_and_how_full_it_is(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    """At set-up, Tonga's six beaches to pick are numbered 1 to 6, each with its ships
+    and its moorings ("ships/moorings"), as the server's board has them."""
+    game, tokens = api.seated_game(["yellow", "red"])
+    # Red's set-up ship first: one of Tonga's beaches holds a ship.
+    api.play(game, tokens, steps=1, seed=4)
+    snapshot = api.ok("GET", f"/api/v1/games/{game}")["snapshot"]
+    me = snapshot["view"]["decision"]["player"]
+    with game_page(browser, gateway.url, game, (me, tokens[me]), viewport=DESKTOP) as page:
+        page.wait_for_function(MINE)
+        labels = page.evaluate(LABELS)
+    ships = {
+        f"0,0,{b['beach'].get('index', 0)}": len(b.get("colours", []))
+        for b in snapshot["view"].get("beaches", [])
+    }
+    tonga = next(t for t in TILES["islands"] if t["id"] == "tonga")
+    want = []
+    for i, beach in enumerate(tonga["beaches"]):
+        fill = f"{ships.get(f'0,0,{i}', 0)}/{beach['moorings']}"
+        want.append({"beach": f"0,0,{i}", "number": str(i + 1), "fill": fill})
+    assert sorted(labels, key=lambda x: x["beach"]) == want, labels
+    assert sum(ships.values()) == 1

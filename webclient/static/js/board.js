@@ -19,6 +19,10 @@ const hexOf = (h) => [h?.q ?? 0, h?.r ?? 0];
 const WIDE = 0.55;
 // Below this, danger numbers are left out (the paths are too small to follow).
 const FAR = 0.3;
+// The least distance between two targets' centres (CSS px) for a finger and a mouse:
+// closer, the camera frames them closer.
+const FINGER = 44;
+const POINTER = 24;
 // Text on the board is never smaller than 11 CSS px: labels grow (--k) below this scale.
 const READABLE = 1.05;
 
@@ -74,8 +78,9 @@ export class Board {
     this.layers = {};
     // Under the ships: target arcs (so they never tint a ship); above: ghosts of a
     // choice being made, the targets and their hit areas, the islands' labels (a
-    // ring never hides a name; labels let pointers through), then voyages.
-    for (const name of ["tiles", "dangers", "under", "ships", "ghosts", "targets", "labels", "voyage", "spot"]) {
+    // ring never hides a name; labels let pointers through), beach numbers (above
+    // the names), then voyages.
+    for (const name of ["tiles", "dangers", "under", "ships", "ghosts", "targets", "labels", "numbers", "voyage", "spot"]) {
       this.layers[name] = el("g", { class: `layer-${name}` }, this.svg);
     }
     // The choice previewed, pointed at again, confirms it (game.js "confirm").
@@ -121,7 +126,7 @@ export class Board {
   render(view, picker, options = {}) {
     const before = this.view;
     this.view = view;
-    for (const name of ["tiles", "dangers", "under", "ships", "labels", "ghosts", "targets"]) this.layers[name].replaceChildren();
+    for (const name of ["tiles", "dangers", "under", "ships", "labels", "ghosts", "targets", "numbers"]) this.layers[name].replaceChildren();
     this.layouts.clear();
     this.labelOf = new Map();
     this.dangerSpots = [];
@@ -162,6 +167,7 @@ export class Board {
     if (this.camera.decide(key, this.targetBounds(), (scale) => this.crowded(scale))) {
       this.layers.targets.replaceChildren();
       this.layers.under.replaceChildren();
+      this.layers.numbers.replaceChildren();
       this.drawTargets(picker);
     }
     this.drawConfirmSpots(options.confirmKeys ?? []);
@@ -387,6 +393,7 @@ export class Board {
 
   drawTargets(picker) {
     const decision = picker.decision;
+    const labelled = new Set();
     for (const key of picker.targets().keys()) {
       const [type, rest] = [key.split(":")[0], key.slice(key.indexOf(":") + 1)];
       let node = null;
@@ -400,8 +407,7 @@ export class Board {
         el("path", { d: arcPath(beach.slots), class: "target-hit-arc" }, node);
         const at = polar(centre(q, r), beach.angle, SIZE * 0.64);
         el("circle", { cx: at.x, cy: at.y, r: 13, class: "target-hit" }, node);
-        const number = el("text", { x: at.x, y: at.y, class: "target-label beach-number", "data-testid": "beach-number" }, node);
-        number.textContent = String(b + 1);
+        this.beachLabel(q, r, b, at);
       } else if (type === "island" || type === "royal") {
         const [q, r] = rest.split(",").map(Number);
         const c = centre(q, r);
@@ -413,8 +419,9 @@ export class Board {
           el("circle", { cx: c.x, cy: c.y, r: SIZE * 0.36, class: "target-ring" }, node);
           el("circle", { cx: c.x, cy: c.y, r: SIZE * 0.3, class: "target-hit" }, node);
         } else {
-          el("path", { d: `M${c.x - 14},${c.y + 36}l4,-14l10,8l10,-8l4,14z`, class: "target-crown" }, node);
-          el("circle", { cx: c.x, cy: c.y + 30, r: 16, class: "target-hit" }, node);
+          // Where the royal mask will stand: over the island's name.
+          el("path", { d: `M${c.x - 14},${c.y - 30}l4,-14l10,8l10,-8l4,14z`, class: "target-crown" }, node);
+          el("circle", { cx: c.x, cy: c.y - 36, r: 16, class: "target-hit" }, node);
         }
       } else if (type === "jetty") {
         const [q, r, , d] = rest.split(",").map(Number);
@@ -435,6 +442,11 @@ export class Board {
         const [q, r] = hexOf(decision.island);
         const beach = this.layouts.get(`${q},${r}`)?.[Number(b)];
         if (!beach) continue;
+        // The beach's number and fill, once, between its markers and the island.
+        if (!labelled.has(b)) {
+          labelled.add(b);
+          this.beachLabel(q, r, Number(b), polar(centre(q, r), beach.angle, SIZE * 0.5));
+        }
         // Each colour keeps its place (the group's order) while ships are placed.
         const colours = [...new Set((decision.group ?? []).map(colourName))];
         // A beach's colours side by side off its moorings, a finger's width apart at
@@ -489,6 +501,18 @@ export class Board {
     this.sizeHits();
   }
 
+  // A beach's number and how full it is ("2/3": ships on it, moorings), over the
+  // islands' names (which grow when the view is wide): never hidden by one.
+  beachLabel(q, r, b, at) {
+    const beach = this.layouts.get(`${q},${r}`)?.[b];
+    const on = (this.view?.beaches ?? []).find((x) => `${hexOf(x.beach).join(",")},${x.beach.index ?? 0}` === `${q},${r},${b}`);
+    const g = growing(at.x, at.y, this.layers.numbers, { "data-testid": "beach-label", "data-of": `${q},${r},${b}` });
+    const number = el("text", { class: "target-label beach-number", "data-testid": "beach-number" }, g);
+    number.textContent = String(b + 1);
+    const fill = el("text", { y: 15, class: "target-label beach-fill", "data-testid": "beach-fill" }, g);
+    fill.textContent = `${on?.colours?.length ?? 0}/${beach?.slots.length ?? 0}`;
+  }
+
   // Hit areas of at least 22 px radius (44 px targets) at the view's scale.
   sizeHits() {
     const least = 22 / this.scale();
@@ -506,7 +530,7 @@ export class Board {
 
   // The box around the targets (their hit areas and labels), in board units.
   targetBounds() {
-    const nodes = [...this.layers.targets.querySelectorAll(".target-hit, .target-label")];
+    const nodes = [...this.layers.targets.querySelectorAll(".target-hit, .target-label"), ...this.layers.numbers.children];
     nodes.push(...this.layers.under.querySelectorAll(".target-arc"));
     if (!nodes.length) return null;
     const boxes = nodes.map((n) => n.getBBox());
@@ -515,13 +539,15 @@ export class Board {
     return { x, y, w: Math.max(...boxes.map((b) => b.x + b.width)) - x, h: Math.max(...boxes.map((b) => b.y + b.height)) - y };
   }
 
-  // Targets closer together than a finger at this zoom, or beaches to pick where
-  // ships would be shown only as counts (the player must see whose ships lie where).
+  // Targets closer together than a finger (or a mouse pointer) at this zoom, or, on a
+  // touch screen, beaches to pick where ships show only as counts per island.
   crowded(scale = this.scale()) {
-    if (scale < WIDE && this.layers.targets.querySelector(".target-beach, .target-land")) return true;
+    const finger = window.matchMedia?.("(pointer: coarse)").matches;
+    if (finger && scale < WIDE && this.layers.targets.querySelector(".target-beach, .target-land")) return true;
     const points = [...this.layers.targets.querySelectorAll(".target-hit")]
       .map((n) => [Number(n.getAttribute("cx")), Number(n.getAttribute("cy"))]);
-    return points.some((a, i) => points.slice(i + 1).some((b) => Math.hypot(a[0] - b[0], a[1] - b[1]) * scale < 40));
+    const least = finger ? FINGER : POINTER;
+    return points.some((a, i) => points.slice(i + 1).some((b) => Math.hypot(a[0] - b[0], a[1] - b[1]) * scale < least));
   }
 
   // Hit areas grow to a finger's size, but never over a neighbour's: where two

@@ -232,6 +232,7 @@ export class GamePage {
           this.renderNow();
           continue;
         }
+        await this.gate();
         const speed = this.skipping ? 0 : prefs.speed();
         const own = this.isOwn(item.entry);
         let after = item.snapshot;
@@ -270,6 +271,7 @@ export class GamePage {
     } finally {
       this.playing = false;
       this.skipping = false;
+      this.paused = false;
       document.body.dataset.playing = "0";
       this.captionFor(null);
     }
@@ -349,6 +351,7 @@ export class GamePage {
       if (before) this.shown = before;
       this.renderNow();
       for (const item of round) {
+        await this.gate();
         if (this.skipping) break;
         this.captionFor(item.entry);
         await this.board.camera.follow(item.entry, speed);
@@ -360,6 +363,7 @@ export class GamePage {
       }
     } finally {
       this.playing = false;
+      this.paused = false;
       this.captionFor(null);
     }
     this.board.camera.rest();
@@ -370,6 +374,7 @@ export class GamePage {
   // Expansion on Tonga: beaches 1, 4"); none once the board has caught up.
   captionFor(entry) {
     const applied = entry?.action_applied;
+    this.caption.dataset.sequence = entry?.sequence ?? "";
     this.caption.textContent = applied?.action
       ? `${player(applied.player)}: ${describeOption(applied.action, this.view ?? this.chronicle.place, null)}`
       : "";
@@ -377,7 +382,27 @@ export class GamePage {
 
   skipToNow() {
     this.skipping = true;
+    this.release?.();
     this.renderNow();
+  }
+
+  // Before each entry played back: wait while paused ("Next move" lets one through).
+  async gate() {
+    while (this.paused && !this.skipping && !this.stepping) {
+      await new Promise((resolve) => { this.release = resolve; });
+    }
+    this.stepping = false;
+  }
+
+  pause(on) {
+    this.paused = on;
+    if (!on) this.release?.();
+    this.renderPlayback();
+  }
+
+  step() {
+    this.stepping = true;
+    this.release?.();
   }
 
   isOwn(entry) {
@@ -730,9 +755,17 @@ export class GamePage {
       this.skipButton = h("button", { type: "button", class: "secondary", testid: "skip", onclick: () => this.skipToNow() });
       this.againButton = h("button", { type: "button", class: "secondary", testid: "last-round", onclick: () => this.showLastRound() },
         t("playback.last_round"));
-      this.playback.replaceChildren(h("label", {}, t("playback.speed"), " ", this.speedSelect), this.skipButton, this.againButton);
+      // Others' moves can be held and looked at one by one.
+      this.pauseButton = h("button", { type: "button", class: "secondary", testid: "pause", onclick: () => this.pause(!this.paused) });
+      this.stepButton = h("button", { type: "button", class: "secondary", testid: "step", onclick: () => this.step() }, t("playback.step"));
+      this.playback.replaceChildren(h("label", {}, t("playback.speed"), " ", this.speedSelect), this.pauseButton, this.stepButton,
+        this.skipButton, this.againButton);
     }
     const waiting = this.queue.length + (this.playing ? 1 : 0);
+    this.pauseButton.hidden = !this.playing;
+    this.pauseButton.textContent = this.paused ? t("playback.resume") : t("playback.pause");
+    this.pauseButton.setAttribute("aria-pressed", String(Boolean(this.paused)));
+    this.stepButton.hidden = !this.playing || !this.paused;
     this.againButton.hidden = Boolean(waiting) || stateName(this.game?.state) !== "active" || !this.lastRound().length;
     this.skipButton.hidden = !waiting;
     this.skipButton.textContent = waiting ? tn("playback.skip", waiting) : "";

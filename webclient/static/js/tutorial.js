@@ -109,8 +109,10 @@ export class Coach {
     if (view.result?.length) this.offer("end");
     else if (LESSON.every((tip) => this.seen.has(tip))) this.offer("graduate");
     this.queue = this.queue.filter((tip) => !PASSING.has(tip) || this.now.has(tip));
-    // The decision on screen is explained first; the signs of the board can wait.
-    const urgent = (tip) => (tip === "welcome" || PASSING.has(tip) ? 0 : 1);
+    // The decision on screen is explained first; the signs of the board can wait. A
+    // tip being read stays until it is dismissed.
+    const shown = this.node.hidden ? "" : this.node.dataset.tip;
+    const urgent = (tip) => (tip === shown ? -1 : tip === "welcome" || PASSING.has(tip) ? 0 : 1);
     this.queue.sort((a, b) => urgent(a) - urgent(b));
     this.show();
   }
