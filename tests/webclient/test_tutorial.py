@@ -543,7 +543,14 @@ def test_help_mode_names_what_a_spectator_taps(
 ) -> None:
     """A spectator's tap on an island or a danger number names it too."""
     game, tokens = api.seated_game(["yellow", "red"])
-    api.play(game, tokens, steps=24, seed=7)
+    # Until a sea tile (with its danger numbers) lies on the board: the stack is the
+    # server's secret, so how soon one comes differs from game to game.
+    for step in range(400):
+        view = api.ok("GET", f"/api/v1/games/{game}")["snapshot"]["view"]
+        if step >= 24 and any(p["tile"].startswith("sea-") for p in view["tiles"]):
+            break
+        assert view.get("decision"), "the game ended before a sea tile came"
+        api.play(game, tokens, steps=1, seed=7 * 1000 + step)
     page = open_page(browser, gateway, "en", DESKTOP)
     errors: list[str] = []
     watch_errors(page, errors)
