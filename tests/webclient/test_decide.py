@@ -928,3 +928,49 @@ def test_a_pick_pointed_at_again_confirms_it(
     finally:
         context.close()
     assert errors == []
+
+
+TAKING = """
+async () => {
+  const { GamePage } = await import("/static/js/game.js");
+  const { Picker } = await import("/static/js/choices.js");
+  const { Board } = await import("/static/js/board.js");
+  const page = Object.create(GamePage.prototype);
+  Object.defineProperty(page, "seat", { value: { colour: "COLOUR_YELLOW" } });
+  const take = { q: 0, r: 0, index: 2 };
+  const decision = {
+    kind: "DECISION_KIND_TURN", player: "COLOUR_YELLOW",
+    options: [{ expand: { island: {}, beaches: [4], take } }, { expand: { island: {}, beaches: [5] } }],
+  };
+  page.picker = new Picker(decision);
+  const view = {
+    tiles: [{ at: {}, tile: "tonga" }], decision,
+    beaches: [{ beach: take, colours: ["COLOUR_RED", "COLOUR_YELLOW", "COLOUR_YELLOW"] }],
+  };
+  const before = page.preview(view).taking ?? null;
+  page.picker.pick("take:0,0,2");
+  const options = page.preview(view);
+  const holder = document.createElement("div");
+  document.body.append(holder);
+  const board = new Board(holder, () => {});
+  board.render(view, null, options);
+  const ships = [...holder.querySelectorAll("[data-testid=ship]")].map((s) => ({
+    colour: s.getAttribute("class").match(/ship-(\\w+)/)[1], taking: s.dataset.taking === "1",
+  }));
+  holder.remove();
+  return { before, taking: options.taking, ships };
+}
+"""
+
+
+def test_a_ship_taken_back_is_shown_leaving_its_beach(browser: Browser, gateway: Running) -> None:
+    """Picking the ship to take back (R5.3) shows it leaving: of two yellow ships on the
+    beach, the last one fades; nothing before the pick."""
+    out = on_lobby(browser, gateway, TAKING)
+    assert out["before"] is None
+    assert out["taking"] == {"beach": "0,0,2", "colour": "yellow"}, out
+    assert out["ships"] == [
+        {"colour": "red", "taking": False},
+        {"colour": "yellow", "taking": False},
+        {"colour": "yellow", "taking": True},
+    ], out

@@ -144,6 +144,13 @@ export class Board {
     const arrivals = options.arrive !== undefined ? newShips(before, view) : new Map();
     let order = 0;
     for (const beach of view?.beaches ?? []) order = this.drawShips(beach, arrivals, options.arrive ?? 0, order);
+    // The ship a pick takes back to the supply, shown leaving.
+    if (options.taking) {
+      const { beach, colour } = options.taking;
+      const leaving = [...this.layers.ships.querySelectorAll(`[data-beach="${beach}"].ship-${colour}`)].at(-1);
+      leaving?.classList.add("taking");
+      leaving?.setAttribute("data-taking", "1");
+    }
     this.drawCounts(view);
     for (const royal of view?.royal ?? []) this.drawMask(royal);
     const decision = view?.decision;

@@ -675,7 +675,8 @@ export class GamePage {
     this.coach?.update();
   }
 
-  // Ghost ships for the picks so far, or the voyage a chosen jetty would start.
+  // Ghost ships for the picks so far, the ship a pick takes back to the supply, or
+  // the voyage a chosen jetty would start.
   preview(view) {
     const picker = this.picker;
     if (!picker || !view) return {};
@@ -689,19 +690,21 @@ export class GamePage {
     };
     let path = null;
     let slot = null;
+    let taking = null;
     // With one option left, the board shows it whole, picked or not.
     const left = picker.remaining();
     for (const key of left.length === 1 ? left[0].stages.flat() : picker.picks) {
       const [type, ...rest] = key.split(":");
       if (["beach", "tonga", "single"].includes(type)) ghost(rest[0], me);
       else if (type === "land" && rest[0] !== "none") ghost(`${hexKey(view.decision.island)},${rest[0]}`, rest[1]);
+      else if (type === "take") taking = { beach: rest[0], colour: me };
       else if (type === "jetty") path = this.voyagePath(view, rest[0].split(",").map(Number));
       else if (type === "end") {
         const [q, r, d] = rest[0].split(",").map(Number);
         slot = neighbour(q, r, d);
       }
     }
-    return { ghosts, path, slot };
+    return { ghosts, path, slot, taking };
   }
 
   // The route a group sailing from beach (q, r, b) through jetty `dir` would take
