@@ -940,7 +940,10 @@ async () => {
   const take = { q: 0, r: 0, index: 2 };
   const decision = {
     kind: "DECISION_KIND_TURN", player: "COLOUR_YELLOW",
-    options: [{ expand: { island: {}, beaches: [4], take } }, { expand: { island: {}, beaches: [5] } }],
+    options: [
+      { expand: { island: {}, beaches: [4], take } },
+      { expand: { island: {}, beaches: [5] } },
+    ],
   };
   page.picker = new Picker(decision);
   const view = {
