@@ -706,7 +706,6 @@ class Authority:
             undoable = self._undoable
             if undoable is not None and undoable[:2] == (colour, sequence):
                 frame = await self._commit(TakenBack(colour, sequence, request_id))
-                self._remember(key, frame)
                 return self._codec.reply_of(frame)
             if sequence != self.decided or last is None:
                 raise ServiceError(
@@ -727,7 +726,6 @@ class Authority:
                     "a tile was drawn by that decision; it stands",
                 )
             frame = await self._commit(TakenBack(colour, sequence, request_id))
-            self._remember(key, frame)
             return self._codec.reply_of(frame)
 
         return await self._exclusive(change)
@@ -793,7 +791,6 @@ class Authority:
                 )
             self._buckets[colour] = (tokens - 1, now)
             frame = await self._commit(Said(colour, phrase, request_id))
-            self._remember(key, frame)
             return self._codec.reply_of(frame)
 
         return await self._exclusive(change)
@@ -830,9 +827,14 @@ class Authority:
                 self.messages += 1
             else:
                 self.rematch = entry.rematch
-            return Pending(
-                lambda: self._codec.frame(self.sequence + 1, entry), self._publish, frame
-            )
+
+            def published(f: bytes) -> None:
+                self._publish(f)
+                # A message's request id, remembered when the log is read again too.
+                if isinstance(entry, Said) and entry.request:
+                    self._remember((entry.player, "say:" + entry.request), f)
+
+            return Pending(lambda: self._codec.frame(self.sequence + 1, entry), published, frame)
         self.decided = self.sequence + 1
         self._last_action = None
         if isinstance(entry, Acted):
@@ -888,11 +890,15 @@ class Authority:
         self.game = Game.from_record(record, checked=False)
         view = self.game.view(None)
         owner = entry.player if entry.request else None
-        return Pending(
-            lambda: self._codec.frame(self.sequence + 1, entry, view=view),
-            lambda f: self._publish(f, owner, entry.player),
-            frame,
-        )
+
+        def after(f: bytes) -> None:
+            self._publish(f, owner, entry.player)
+            # Remembered as it is published, when made and when the log is read
+            # again (a restart, another node): a retry still gets this answer.
+            if entry.request:
+                self._remember((entry.player, "take-back:" + entry.request), f)
+
+        return Pending(lambda: self._codec.frame(self.sequence + 1, entry, view=view), after, frame)
 
     def _acted(self, entry: Acted, events: list[dict[str, Any]], frame: bytes | None) -> Pending:
         """Account for an applied action; returns its entry to publish.

@@ -330,3 +330,34 @@ def test_a_take_back_undoes_the_bots_answers_that_drew_no_tile(tmp_path: Path) -
             assert (again.sequence, again.view) == (last.sequence, last.view)
 
     asyncio.run(main())
+
+
+def test_a_retried_take_back_or_message_answers_the_same_after_a_restart(
+    tmp_path: Path,
+) -> None:
+    """The answer to a take-back or a quick message is lost, the server restarts, the
+    client sends the same request again: it gets the first answer, and nothing is
+    done twice (the ids are read back from the log)."""
+
+    async def main() -> None:
+        async with running(tmp_path, WHOLE_LOG) as (_server, stub, _channel):
+            name, tokens = await new_game(stub, 2)
+            placed = await act(stub, name, tokens[YELLOW], random.Random(1))
+            taken = await take_back(stub, name, tokens[YELLOW], placed.sequence, "undo-1")
+            request = spb.SendMessageRequest(
+                name=name, phrase=pb.PHRASE_GOOD_LUCK, request_id="say-1"
+            )
+            said: spb.SendMessageResponse = await stub.SendMessage(
+                request, metadata=auth(tokens[ORANGE])
+            )
+            last = (await snapshot(stub, name)).sequence
+        async with running(tmp_path, WHOLE_LOG) as (_server, stub, _channel):
+            again = await take_back(stub, name, tokens[YELLOW], placed.sequence, "undo-1")
+            assert again == taken
+            repeated: spb.SendMessageResponse = await stub.SendMessage(
+                request, metadata=auth(tokens[ORANGE])
+            )
+            assert repeated.entry == said.entry
+            assert (await snapshot(stub, name)).sequence == last
+
+    asyncio.run(main())
