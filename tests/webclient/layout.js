@@ -57,7 +57,9 @@
     // A word (split only where the text allows: spaces, hyphens and soft hyphens) keeps
     // to one line.
     for (const m of text.matchAll(/[^\s\u00ad\u200b/\-\u2010-\u2014\u05be]+/g)) {
-      if ([...m[0]].length < 2 || /[\u3000-\u9fff\uff00-\uffef]/.test(m[0])) continue;
+      // (Longer than any word of the six languages: people's own text, a name typed as
+      // one long word, which must break to fit its card.)
+      if ([...m[0]].length < 2 || [...m[0]].length > 40 || /[\u3000-\u9fff\uff00-\uffef]/.test(m[0])) continue;
       // After a soft hyphen the range's first box is the hyphen drawn at the line's end.
       const start = text[m.index - 1] === "\u00ad" ? m.index + 1 : m.index;
       range.setStart(node, start); range.setEnd(node, m.index + m[0].length);

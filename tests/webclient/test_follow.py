@@ -323,6 +323,12 @@ def test_a_replay_shows_the_engines_board_at_every_step_and_its_record_replays(
             page.goto(f"{gateway.url}/games/{game}?replay=1&at={n}&lang=en")
             page.wait_for_function(f"document.body.dataset.replayAt === '{n}'")
             assert board_of(page) == engine_board(record, actions_until[n]), n
+            # The players' points at that step, as the server's past board has them.
+            past = api.ok("GET", f"/api/v1/games/{game}?at_sequence={n}")["snapshot"]["view"]
+            scores = {s["colour"]: int(s.get("count", 0)) for s in past.get("scores", [])}
+            for colour in ("yellow", "green", "blue"):
+                cell = page.get_by_test_id(f"player-{colour}").locator("[data-field=points]")
+                assert int(cell.inner_text()) == scores.get(f"COLOUR_{colour.upper()}", 0), n
         shot(page, "replay-end")
         # Step back by entry and by turn; the link names the move.
         n = last // 2

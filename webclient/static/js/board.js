@@ -61,8 +61,8 @@ function arcPath(points) {
 }
 
 // The closest the whole board is ever shown (pixels per board unit): a first tile
-// fills a phone's width and half a desktop's board.
-const WHOLE_MOST = 1.2;
+// fills a phone's width and most of a desktop's board.
+const WHOLE_MOST = 2;
 
 export class Board {
   constructor(container, onPick) {
@@ -362,11 +362,13 @@ export class Board {
     const [q, r] = hexOf(royal.island);
     const c = centre(q, r);
     const colour = colourName(royal.colour);
-    // Over the island's name, growing with it: who holds it reads from afar.
+    // In the lower part of the island, where its crown was picked (app.css moves it
+    // over the name when the view is wide, where the counts take that place); it
+    // grows with the name: who holds it reads from afar.
     const g = el("g", { class: "royal", "data-testid": "royal", "data-colour": colour },
       this.labelOf.get(`${q},${r}`) ?? growing(c.x, c.y, this.layers.labels));
-    el("path", { d: "M-14,-54h28v8q0,14-14,18q-14,-4-14,-18z", fill: FILL[colour], class: "mask" }, g);
-    shipPath(colour, 0, -44, 4.5, g, { class: "mask-mark" });
+    el("path", { d: "M-14,24h28v8q0,14-14,18q-14,-4-14,-18z", fill: FILL[colour], class: "mask" }, g);
+    shipPath(colour, 0, 34, 4.5, g, { class: "mask-mark" });
     const title = el("title", {}, g);
     title.textContent = t("board.royal", { player: player(royal.colour) });
   }
@@ -414,7 +416,8 @@ export class Board {
         el("path", { d: arcPath(beach.slots), class: "target-hit-arc" }, node);
         const at = polar(centre(q, r), beach.angle, SIZE * 0.64);
         el("circle", { cx: at.x, cy: at.y, r: 13, class: "target-hit" }, node);
-        this.beachLabel(q, r, b, at);
+        // The label out beyond the moorings, off the ships.
+        this.beachLabel(q, r, b, polar(centre(q, r), beach.angle, SIZE * 0.9));
       } else if (type === "island" || type === "royal") {
         const [q, r] = rest.split(",").map(Number);
         const c = centre(q, r);
@@ -426,9 +429,9 @@ export class Board {
           el("circle", { cx: c.x, cy: c.y, r: SIZE * 0.36, class: "target-ring" }, node);
           el("circle", { cx: c.x, cy: c.y, r: SIZE * 0.3, class: "target-hit" }, node);
         } else {
-          // Where the royal mask will stand: over the island's name.
-          el("path", { d: `M${c.x - 14},${c.y - 30}l4,-14l10,8l10,-8l4,14z`, class: "target-crown" }, node);
-          el("circle", { cx: c.x, cy: c.y - 36, r: 16, class: "target-hit" }, node);
+          // In the lower part of the island, where its mask will stand.
+          el("path", { d: `M${c.x - 14},${c.y + 36}l4,-14l10,8l10,-8l4,14z`, class: "target-crown" }, node);
+          el("circle", { cx: c.x, cy: c.y + 30, r: 16, class: "target-hit" }, node);
         }
       } else if (type === "jetty") {
         const [q, r, , d] = rest.split(",").map(Number);
@@ -528,10 +531,11 @@ export class Board {
     }
     this.separateHits();
     this.sizeConfirmSpots();
-    // A dot is seen at a fingertip's size (26 px) where its hit area has the room.
+    // A dot is seen at a fingertip's size (26 px) where its hit area has the room, and
+    // never beyond its hit area: where it is seen, it is what a click picks.
     for (const dot of this.layers.targets.querySelectorAll(".target-dot")) {
       const hit = Number(dot.parentNode.querySelector(".target-hit")?.getAttribute("r") ?? 0);
-      dot.setAttribute("r", Math.max(Number(dot.dataset.r), Math.min(13 / this.scale(), hit)));
+      dot.setAttribute("r", Math.min(hit, Math.max(Number(dot.dataset.r), 13 / this.scale())));
     }
   }
 
@@ -563,9 +567,12 @@ export class Board {
     const hits = [...this.layers.targets.querySelectorAll(".target-hit")].map((node) => ({
       node, x: Number(node.getAttribute("cx")), y: Number(node.getAttribute("cy")),
     }));
+    // Every target this decision has shown, picked ones too: a target keeps its
+    // size while its neighbours are picked one by one.
+    const near = [...hits, ...[...this.spots.values()].map(({ x, y }) => ({ x, y }))];
     for (const a of hits) {
       let r = Number(a.node.getAttribute("r"));
-      for (const b of hits) {
+      for (const b of near) {
         if (a === b) continue;
         const d = Math.hypot(a.x - b.x, a.y - b.y);
         if (d > 0) r = Math.min(r, d / 2 - 0.5);

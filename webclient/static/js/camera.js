@@ -163,8 +163,9 @@ export class Camera {
     const scale = this.board.scale(goal);
     // A view the player chose that shows every target stays.
     if (manual && this.board.framed && inside(bounds, goal) && !crowded(scale)) return false;
-    // Nothing moves between the decisions of a chain while its targets are seen.
-    if (this.board.framed && inside(bounds, goal) && chain) return false;
+    // Nothing moves between the decisions of a chain while its targets are seen
+    // (and can be picked there).
+    if (this.board.framed && inside(bounds, goal) && chain && !crowded(scale)) return false;
     const margin = SIZE * 0.6;
     const want = { x: bounds.x - margin, y: bounds.y - margin, w: bounds.w + 2 * margin, h: bounds.h + 2 * margin };
     const whole = this.board.wholeBox();

@@ -18,8 +18,9 @@ import { consequences, fewTilesLeft } from "./consequences.js";
 import { since, renderSince } from "./since.js";
 import { Social, isAside } from "./social.js";
 import { HelpMode } from "./help.js";
+import { botBadge, renderPlayers } from "./players.js";
 import {
-  botLabel, botLevel, colour as colourText, decisionPrompt, describeOption, entryLines, errorText, gameTitle, isBot,
+  colour as colourText, decisionPrompt, describeOption, entryLines, errorText, gameTitle, isBot,
   leftOver, player, setPlayers, tileName,
 } from "./text.js";
 import { colourName, wireColour, stateName, kindOf } from "./wire.js";
@@ -651,7 +652,7 @@ export class GamePage {
       }) : null,
       narrow ? null : decision,
       undo && !decision && !narrow ? h("section", { class: "card" }, undo) : null,
-      view ? this.renderPlayers(game, view) : null,
+      view ? renderPlayers(game, view, (c) => this.social.bubble(c)) : null,
       log,
       // On a phone the sheet opens on the players and the log; the game's card follows.
       narrow ? this.renderStatus(game, view, state) : null,
@@ -873,7 +874,7 @@ export class GamePage {
       h("ul", { class: "seat-list" }, ...(game.seats ?? []).map((s) => {
         const c = colourName(s.colour);
         return h("li", { testid: `seat-${c}` }, swatch(c), " ", colourText(s.colour), " — ",
-          isBot(s) ? this.botBadge(s)
+          isBot(s) ? botBadge(s)
             : s.occupied ? (s.display_name || t("seats.taken")) : t("seats.open"),
           !s.occupied && !seat && !this.embedded
             ? h("button", { type: "button", testid: `join-${c}`, onclick: () => this.join(s.colour) }, t("seats.join"))
@@ -883,10 +884,6 @@ export class GamePage {
       seat && !all ? h("p", { class: "muted" }, t("seats.waiting")) : null,
       seat && all ? h("button", { type: "button", class: "primary", testid: "start", onclick: () => this.startGame() }, t("seats.start")) : null,
       seat && !this.embedded ? h("button", { type: "button", class: "secondary", testid: "leave", onclick: () => this.leave() }, t("seats.leave")) : null);
-  }
-
-  botBadge(seat) {
-    return h("span", { class: "badge bot", testid: "bot", "data-level": botLevel(seat) }, botLabel(seat));
   }
 
   renderShare(state) {
@@ -899,27 +896,6 @@ export class GamePage {
         input.select();
         navigator.clipboard?.writeText(link).catch(() => {});
       } }, t("share.copy")));
-  }
-
-  renderPlayers(game, view) {
-    const count = (items, c) => (items ?? []).find((x) => colourName(x.colour) === c)?.count ?? 0;
-    const active = view.decision && view.active ? colourName(view.active) : null;
-    const bots = Object.fromEntries((game.seats ?? []).filter(isBot).map((s) => [colourName(s.colour), s]));
-    return h("section", { class: "card", testid: "players" },
-      h("h2", {}, t("players.title")),
-      h("table", { class: "players" },
-        h("thead", {}, h("tr", {}, h("th", {}, t("players.player")), h("th", {}, t("players.supply")),
-          h("th", {}, t("players.points")), h("th", {}, t("players.royal")))),
-        h("tbody", {}, ...(view.seats ?? []).map((value) => {
-          const c = colourName(value);
-          return h("tr", { testid: `player-${c}`, class: c === active ? "active" : null },
-            h("td", { class: "name-cell" }, h("span", { class: "who", title: player(value) }, swatch(c), " ", player(value)),
-              bots[c] ? this.botBadge(bots[c]) : null, this.social.bubble(c),
-              c === active ? h("span", { class: "badge", testid: "active" }, t("players.turn")) : null),
-            h("td", { "data-field": "supply" }, count(view.supply, c)),
-            h("td", { "data-field": "points" }, count(view.scores, c)),
-            h("td", { "data-field": "royal" }, count(view.founded, c)));
-        }))));
   }
 
   // What is still to pick, in words: "2 more beaches", or the acts a turn allows.

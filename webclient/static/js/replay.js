@@ -9,6 +9,7 @@ import { t } from "./i18n.js";
 import { Chronicle, fetchEntries } from "./history.js";
 import { errorText, gameTitle, setPlayers } from "./text.js";
 import { renderEnd, renderStopped } from "./endgame.js";
+import { renderPlayers } from "./players.js";
 import { stateName } from "./wire.js";
 
 export class ReplayPage {
@@ -149,6 +150,8 @@ export class ReplayPage {
         this.error),
       state?.game?.stopped && this.at === this.last ? renderStopped(state.game.stopped, { replay: link }) : null,
       state?.view?.result?.length && this.at === this.last ? renderEnd(state.view, null, { replay: link }) : null,
+      // The points and supplies at this step.
+      state?.view?.seats ? renderPlayers(state.game ?? this.game, state.view) : null,
       h("section", { class: "card" }, h("h2", {}, t("log.title")), log),
     ];
     this.side.replaceChildren(...parts.filter(Boolean));

@@ -133,8 +133,9 @@ export class Coach {
   }
 
   // On a phone the card opens the docked decision panel (whose height is fixed, so
-  // the board never moves); on a wider screen it comes right before the decision
-  // in the side panel, the board left whole; without a tip it waits over the board.
+  // the board never moves); on a wider screen it comes right after the decision in
+  // the side panel (the board left whole; closing it moves no button of the
+  // decision); without a tip it waits over the board.
   place(tip) {
     const page = this.page;
     const docked = Boolean(tip && page.narrow?.matches);
@@ -145,7 +146,7 @@ export class Coach {
     const decision = tip && page.side.querySelector(":scope > [data-testid=decision]");
     const status = tip && page.side.querySelector(":scope > [data-testid=status]");
     if (decision) {
-      if (decision.previousElementSibling !== this.node) decision.before(this.node);
+      if (decision.nextElementSibling !== this.node) decision.after(this.node);
     } else if (status) {
       if (status.nextElementSibling !== this.node) status.after(this.node);
     } else if (this.node.parentNode !== page.boardArea) {
@@ -174,7 +175,10 @@ export class Coach {
   }
 
   show() {
-    const tip = this.queue[0];
+    // A new tip never comes in the middle of a choice being made (picks made, not
+    // confirmed): it waits for the next decision. The route preview's comes with its pick.
+    const picking = this.page.picker?.picks.length > 0 && this.queue[0] !== "route";
+    const tip = picking && this.node.dataset.tip !== this.queue[0] ? undefined : this.queue[0];
     this.place(tip);
     this.dodge();
     if (this.node.dataset.tip === (tip ?? "")) return;
