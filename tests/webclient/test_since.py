@@ -230,3 +230,32 @@ def test_the_since_card_tells_what_the_players_own_move_brought_about(
     assert len(failed) == 1 and out["yours"] == failed, out
     assert out["told"] == f"{i18n.translate('en', 'since.yours')} {failed[0]}", out
     assert not out["none"] and out["nothing"] == [], out
+
+
+PLACED = """
+async () => {
+  const { entryLines } = await import("/static/js/text.js");
+  const view = { tiles: [{ at: {}, tile: "tonga" }] };
+  const line = (why, indices) => entryLines({ action_applied: { player: "COLOUR_RED", events: [
+    { ships_placed: { player: "COLOUR_RED", why, beaches: indices.map((index) => ({ index })) } },
+  ] } }, view);
+  return {
+    expand: line("SHIP_PLACEMENT_EXPAND", [3, 0]),
+    single: line("SHIP_PLACEMENT_SETUP", [2]),
+  };
+}
+"""
+
+
+def test_a_log_line_of_ships_placed_names_their_beaches(browser: Browser, gateway: Running) -> None:
+    """ "Red expands on Tonga with 2 ships. Beaches 1, 4.": the log (and what the others
+    did) says where, in the board's numbers."""
+    page = browser.new_page()
+    try:
+        page.goto(f"{gateway.url}/?lang=en")
+        page.get_by_test_id("create-game").wait_for()
+        out = page.evaluate(PLACED)
+    finally:
+        page.close()
+    assert out["expand"] == ["Red expands on Tonga with 2 ships. Beaches 1, 4."], out
+    assert out["single"] == ["Red places a ship on Tonga. Beach 3."], out

@@ -164,8 +164,14 @@ function eventLine(event, view, events) {
   switch (kind) {
     case "ships_placed": {
       const why = String(e.why).replace(/^SHIP_PLACEMENT_/, "").toLowerCase();
-      const islands = list([...new Set((e.beaches ?? []).map((b) => islandAt(view, b)))]);
-      return tn(`log.ships_placed.${why}`, (e.beaches ?? []).length, { player: player(e.player), island: islands });
+      const beaches = e.beaches ?? [];
+      const islands = [...new Set(beaches.map((b) => islandAt(view, b)))];
+      const line = tn(`log.ships_placed.${why}`, beaches.length, { player: player(e.player), island: list(islands) });
+      // Which beaches (on one island: "Beaches 1, 4."), as the board numbers them.
+      if (islands.length !== 1 || !beaches.length) return line;
+      const indices = [...new Set(beaches.map((b) => b.index ?? 0))].sort((a, b) => a - b);
+      const second = indices.length === 1 ? t("log.beach", { beach: indices[0] + 1 }) : t("log.beaches", { beaches: beachList(indices) });
+      return t("text.sentences", { first: line, second });
     }
     case "ship_taken":
       return t("log.ship_taken", { player: player(e.player), island: islandAt(view, e.beach) });
