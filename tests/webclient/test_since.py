@@ -259,3 +259,47 @@ def test_a_log_line_of_ships_placed_names_their_beaches(browser: Browser, gatewa
         page.close()
     assert out["expand"] == ["Red expands on Tonga with 2 ships. Beaches 1, 4."], out
     assert out["single"] == ["Red places a ship on Tonga. Beach 3."], out
+
+
+OWN_WRECK_PLAYED = """
+async () => {
+  const { GamePage } = await import("/static/js/game.js");
+  const { Chronicle } = await import("/static/js/history.js");
+  const { prefs } = await import("/static/js/settings.js");
+  prefs.set("speed", 4);
+  const page = Object.create(GamePage.prototype);
+  Object.defineProperty(page, "seat", { value: { colour: "COLOUR_YELLOW" } });
+  Object.assign(page, {
+    chronicle: new Chronicle(), logReady: true, caption: document.createElement("p"),
+    shown: null, snapshot: null, sequence: 5, marks: { tiles: new Set(), ships: new Map() },
+    board: { camera: { follow: async () => {}, rest() {} }, play: async () => {} },
+    renderNow() {}, announce() {}, social: { heard() {} },
+  });
+  const back = [{ colour: "COLOUR_YELLOW", count: 2 }];
+  page.queue = [{ sequence: 5, snapshot: null, entry: { sequence: "5", action_applied: {
+    player: "COLOUR_YELLOW", action: { emigrate: { beach: { index: 1 }, dir: 2 } },
+    events: [{ voyage_failed: { danger: 4, colours: 1, returned: back } }],
+  } } }];
+  const played = page.pump();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const during = page.caption.textContent;
+  await played;
+  return { during, after: page.caption.textContent, line: page.chronicle.items[0].lines[0] };
+}
+"""
+
+
+def test_the_players_own_shipwreck_is_told_on_the_board_as_it_happens(
+    browser: Browser, gateway: Running
+) -> None:
+    """While the player's own move plays, a voyage of theirs that fails is told in the
+    board's caption (the log's sentence), then the caption goes."""
+    page = browser.new_page()
+    try:
+        page.goto(f"{gateway.url}/?lang=en")
+        page.get_by_test_id("create-game").wait_for()
+        out = page.evaluate(OWN_WRECK_PLAYED)
+    finally:
+        page.close()
+    assert out["line"].startswith("The voyage fails"), out
+    assert out["during"] == out["line"] and out["after"] == "", out

@@ -34,8 +34,14 @@ const hexKey = (x) => `${x?.q ?? 0},${x?.r ?? 0}`;
 // A touch screen: its texts say "tap" where a mouse's say "click".
 const touch = () => window.matchMedia?.("(pointer: coarse)").matches;
 const hint = (kind) => (touch() && has(`hint_tap.${kind}`) ? td(`hint_tap.${kind}`) : td(`hint.${kind}`));
-// Events of a player's own move that they did not pick themselves (told again at their next decision).
+// Events of a player's own move that they did not pick themselves (told on the
+// board as they happen, and again at their next decision), in the log's words.
 const OUTCOMES = ["voyage_failed", "bounced", "stranded", "island_removed"];
+function outcomes(entry, place) {
+  const applied = entry.action_applied;
+  const events = (applied?.events ?? []).filter((e) => OUTCOMES.some((kind) => kind in e));
+  return events.length ? entryLines({ action_applied: { ...applied, events } }, place) : [];
+}
 const placesTile = (entry) => (entry.action_applied?.events ?? []).some((e) => e.tile_placed);
 
 export class GamePage {
@@ -267,7 +273,11 @@ export class GamePage {
         if (speed || !this.queue.length) this.renderNow(speed ? { arrive: 220 / speed } : {});
         // Another seat's move stays on screen a moment, even if nothing follows yet;
         // so does a drawn tile, whoever drew it, before the view moves on.
-        if (speed && (!own || placesTile(item.entry)) && !this.skipping) await sleep(HOLD / speed);
+        // The player's own move that went wrong by itself (a voyage failed, ships sent
+        // home) is told on the board as it happens, and stays a moment longer.
+        const told = own && speed ? outcomes(item.entry, this.chronicle.place) : [];
+        if (told.length) this.caption.textContent = told.join(" ");
+        if (speed && (!own || placesTile(item.entry) || told.length) && !this.skipping) await sleep((told.length ? 2 : 1) * HOLD / speed);
       }
     } finally {
       this.playing = false;
@@ -1009,10 +1019,7 @@ export class GamePage {
     const lines = [];
     while (i > 0 && (this.isOwn(items[i - 1].entry) || isAside(items[i - 1].entry))) {
       i -= 1;
-      const applied = items[i].entry.action_applied;
-      if (!applied || !this.isOwn(items[i].entry)) continue;
-      const events = (applied.events ?? []).filter((e) => OUTCOMES.some((kind) => kind in e));
-      if (events.length) lines.unshift(...entryLines({ action_applied: { ...applied, events } }, this.chronicle.place));
+      if (this.isOwn(items[i].entry)) lines.unshift(...outcomes(items[i].entry, this.chronicle.place));
     }
     return lines;
   }
