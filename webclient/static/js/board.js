@@ -154,7 +154,12 @@ export class Board {
     this.drawCounts(view);
     for (const royal of view?.royal ?? []) this.drawMask(royal);
     const decision = view?.decision;
-    if (kindOf(decision) === "land" && decision.island) this.drawGroup(decision, options.ghosts ?? []);
+    if (kindOf(decision) === "land" && decision.island) {
+      this.drawGroup(decision, options.ghosts ?? []);
+      // The island landed on steps back (its name is known from the decision): its
+      // beaches' numbers and fills read clearly over it.
+      if (picker) this.labelOf.get(hexOf(decision.island).join(","))?.classList.add("behind");
+    }
     for (const ghost of options.ghosts ?? []) this.drawGhost(ghost);
     if (options.path) this.drawPath(options.path);
     // A picked open end: the new tile's place, dashed.
@@ -452,10 +457,10 @@ export class Board {
         const [q, r] = hexOf(decision.island);
         const beach = this.layouts.get(`${q},${r}`)?.[Number(b)];
         if (!beach) continue;
-        // The beach's number and fill, once, between its markers and the island.
+        // The beach's number and fill, once, on the island (its name stepped back).
         if (!labelled.has(b)) {
           labelled.add(b);
-          this.beachLabel(q, r, Number(b), polar(centre(q, r), beach.angle, SIZE * 0.5));
+          this.beachLabel(q, r, Number(b), polar(centre(q, r), beach.angle, SIZE * 0.4));
         }
         // Each colour keeps its place (the group's order) while ships are placed.
         const colours = [...new Set((decision.group ?? []).map(colourName))];
@@ -557,7 +562,8 @@ export class Board {
     if (finger && scale < WIDE && this.layers.targets.querySelector(".target-beach, .target-land")) return true;
     const points = [...this.layers.targets.querySelectorAll(".target-hit")]
       .map((n) => [Number(n.getAttribute("cx")), Number(n.getAttribute("cy"))]);
-    const least = finger ? FINGER : POINTER;
+    // Ships to place one by one are a finger's width apart with a mouse too.
+    const least = finger || this.layers.targets.querySelector(".target-land") ? FINGER : POINTER;
     return points.some((a, i) => points.slice(i + 1).some((b) => Math.hypot(a[0] - b[0], a[1] - b[1]) * scale < least));
   }
 

@@ -83,11 +83,11 @@ export class Camera {
 
   // `box` grown to the screen's shape and to the closest view allowed (a hex and
   // its neighbours, or the whole board where that is smaller), same centre.
-  shape(box) {
+  shape(box, closest = true) {
     const aspect = this.board.aspect();
     const whole = this.board.wholeBox();
-    let w = Math.max(box.w, Math.min(MIN_W, whole.w));
-    let h = Math.max(box.h, Math.min(MIN_H, whole.h));
+    let w = closest ? Math.max(box.w, Math.min(MIN_W, whole.w)) : box.w;
+    let h = closest ? Math.max(box.h, Math.min(MIN_H, whole.h)) : box.h;
     if (w / h < aspect) w = h * aspect;
     else h = w / aspect;
     return { x: box.x + box.w / 2 - w / 2, y: box.y + box.h / 2 - h / 2, w, h };
@@ -193,9 +193,12 @@ export class Camera {
     if (fits >= WHOLE && !crowded(fits)) return whole;
     const margin = SIZE * 0.6;
     const want = { x: bounds.x - margin, y: bounds.y - margin, w: bounds.w + 2 * margin, h: bounds.h + 2 * margin };
-    let box = this.shape(want);
+    // Targets still crowded at the closest view with surroundings (a landing's ships
+    // around one island): closer, the targets and their margin alone.
+    const tight = crowded(this.board.scale(this.shape(want))) && crowded(CLOSEST);
+    let box = this.shape(want, !tight);
     const grow = this.board.scale(box) / CLOSEST;
-    if (grow > 1) box = this.shape({ x: box.x + box.w / 2 - (box.w * grow) / 2, y: box.y + box.h / 2 - (box.h * grow) / 2, w: box.w * grow, h: box.h * grow });
+    if (grow > 1 && !tight) box = this.shape({ x: box.x + box.w / 2 - (box.w * grow) / 2, y: box.y + box.h / 2 - (box.h * grow) / 2, w: box.w * grow, h: box.h * grow });
     if (box.w >= whole.w && box.h >= whole.h) return whole;
     // Over the board as far as the targets allow (no empty sea while tiles are cut).
     const clamp = (v, lo, hi) => Math.min(Math.max(v, lo), hi);
