@@ -80,3 +80,45 @@ def test_each_beach_to_pick_says_its_number_and_how_full_it_is(
         want.append({"beach": f"0,0,{i}", "number": str(i + 1), "fill": fill})
     assert sorted(labels, key=lambda x: x["beach"]) == want, labels
     assert sum(ships.values()) == 1
+
+
+LANDING_FILL = """
+async () => {
+  const { Board } = await import("/static/js/board.js");
+  const { Picker } = await import("/static/js/choices.js");
+  const decision = {
+    kind: "DECISION_KIND_LAND", player: "COLOUR_YELLOW", island: {}, group: ["COLOUR_YELLOW"],
+    options: [0, 1].map((beach) => ({ land: { ships: [{ beach, colour: "COLOUR_YELLOW" }] } })),
+  };
+  const view = {
+    tiles: [{ at: {}, tile: "tonga" }], decision,
+    beaches: [{ beach: { index: 0 }, colours: ["COLOUR_RED"] }],
+  };
+  const holder = document.createElement("div");
+  document.body.append(holder);
+  const board = new Board(holder, () => {});
+  const fills = (ghosts) => {
+    board.render(view, new Picker(decision), { decisionKey: 1, ghosts });
+    return Object.fromEntries([...holder.querySelectorAll("[data-testid=beach-label]")]
+      .map((g) => [g.dataset.of, g.querySelector("[data-testid=beach-fill]").textContent]));
+  };
+  const before = fills([]);
+  const after = fills([{ beach: "0,0,0", colour: "yellow", slot: 0 }]);
+  holder.remove();
+  return { before, after };
+}
+"""
+
+
+def test_a_beachs_fill_counts_the_ships_being_put_there(browser: Browser, gateway: Running) -> None:
+    """Landing on Tonga: beach 1 holds a red ship (1/3); with a yellow ship previewed
+    there it says 2/3, beach 2 still 0/3."""
+    page = browser.new_page()
+    try:
+        page.goto(f"{gateway.url}/?lang=en")
+        page.get_by_test_id("create-game").wait_for()
+        out = page.evaluate(LANDING_FILL)
+    finally:
+        page.close()
+    assert out["before"] == {"0,0,0": "1/3", "0,0,1": "0/3"}, out
+    assert out["after"] == {"0,0,0": "2/3", "0,0,1": "0/3"}, out

@@ -160,7 +160,8 @@ export class Board {
       // beaches' numbers and fills read clearly over it.
       if (picker) this.labelOf.get(hexOf(decision.island).join(","))?.classList.add("behind");
     }
-    for (const ghost of options.ghosts ?? []) this.drawGhost(ghost);
+    this.ghosts = options.ghosts ?? [];
+    for (const ghost of this.ghosts) this.drawGhost(ghost);
     if (options.path) this.drawPath(options.path);
     // A picked open end: the new tile's place, dashed.
     if (options.slot) el("polygon", { points: corners(...options.slot, SIZE * 0.94), class: "slot-ghost", "data-testid": "slot-ghost" }, this.layers.ghosts);
@@ -516,8 +517,9 @@ export class Board {
     this.sizeHits();
   }
 
-  // A beach's number and how full it is ("2/3": ships on it, moorings), over the
-  // islands' names (which grow when the view is wide): never hidden by one.
+  // A beach's number and how full it is ("2/3": ships on it or being put there,
+  // moorings), over the islands' names (which grow when the view is wide): never
+  // hidden by one.
   beachLabel(q, r, b, at) {
     const beach = this.layouts.get(`${q},${r}`)?.[b];
     const on = (this.view?.beaches ?? []).find((x) => `${hexOf(x.beach).join(",")},${x.beach.index ?? 0}` === `${q},${r},${b}`);
@@ -525,7 +527,9 @@ export class Board {
     const number = el("text", { class: "target-label beach-number", "data-testid": "beach-number" }, g);
     number.textContent = String(b + 1);
     const fill = el("text", { y: 15, class: "target-label beach-fill", "data-testid": "beach-fill" }, g);
-    fill.textContent = `${on?.colours?.length ?? 0}/${beach?.slots.length ?? 0}`;
+    // The ships on it now, and those the choice being made puts there.
+    const pending = (this.ghosts ?? []).filter((ghost) => ghost.beach === `${q},${r},${b}`).length;
+    fill.textContent = `${(on?.colours?.length ?? 0) + pending}/${beach?.slots.length ?? 0}`;
   }
 
   // Hit areas of at least 22 px radius (44 px targets) at the view's scale.

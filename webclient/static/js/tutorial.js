@@ -132,15 +132,21 @@ export class Coach {
     this.show();
   }
 
-  // On a phone the card opens the docked decision panel (whose height is fixed, so
-  // the board never moves); on a wider screen it comes right after the decision in
+  // On a phone the card opens in the docked decision panel (whose height is fixed,
+  // so the board never moves), right under the prompt and its Confirm; on a wider screen it comes right after the decision in
   // the side panel (the board left whole; closing it moves no button of the
   // decision); without a tip it waits over the board.
   place(tip) {
     const page = this.page;
     const docked = Boolean(tip && page.narrow?.matches);
     if (docked) {
-      if (page.dock.firstChild !== this.node) page.dock.prepend(this.node);
+      // Under the decision's prompt and its Confirm (never pushed out of the dock by the tip).
+      const actions = page.dock.querySelector("[data-testid=decision-actions]");
+      if (actions) {
+        if (actions.nextElementSibling !== this.node) actions.after(this.node);
+      } else if (page.dock.firstChild !== this.node) {
+        page.dock.prepend(this.node);
+      }
       return;
     }
     const decision = tip && page.side.querySelector(":scope > [data-testid=decision]");
