@@ -3,12 +3,15 @@ highlighted beach (its moorings and the ships on it), with a mouse or a finger."
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import pytest
 from playwright.sync_api import Browser
 
 from tests.webclient.conftest import Api, Running
 from tests.webclient.pages import DESKTOP, PHONE, game_page
-from tests.webclient.test_decide import TILES
+from tests.webclient.test_decide import TILES, play_until
 
 MINE = "document.body.dataset.myturn === '1' && document.body.dataset.busy !== '1'"
 
@@ -122,3 +125,44 @@ def test_a_beachs_fill_counts_the_ships_being_put_there(browser: Browser, gatewa
         page.close()
     assert out["before"] == {"0,0,0": "1/3", "0,0,1": "0/3"}, out
     assert out["after"] == {"0,0,0": "2/3", "0,0,1": "0/3"}, out
+
+
+RING_POINTS = """
+() => [...document.querySelectorAll('.target-island')].map((node) => {
+  const ring = node.querySelector('.target-ring');
+  const [cx, cy, r] = ['cx', 'cy', 'r'].map((a) => Number(ring.getAttribute(a)));
+  const matrix = ring.getScreenCTM();
+  // On the ring, and on the land between the ring and the name (above and to the sides;
+  // below stands the crown).
+  return [[0, 1], [1, 1], [1.5, 1], [0, 0.6], [1, 0.6], [1.5, 0.6]].map(([turn, at]) => {
+    const [x, y] = [cx + at * r * Math.cos(turn * Math.PI), cy + at * r * Math.sin(turn * Math.PI)];
+    const p = new DOMPoint(x, y).matrixTransform(matrix);
+    const hit = document.elementFromPoint(p.x, p.y)?.closest('.target');
+    return { key: node.dataset.key, picks: hit?.dataset.key === node.dataset.key };
+  });
+}).flat()
+"""
+
+
+def test_an_islands_whole_ring_answers(browser: Browser, gateway: Running, api: Api) -> None:
+    """At a turn where an island can be expanded on or made royal, pointing at its
+    highlighted ring, or at the land inside it, picks the island (not only the disc at
+    its centre, which shrinks beside the crown)."""
+    game, tokens = api.seated_game(["yellow", "red"])
+
+    def turn(s: Any) -> bool:
+        decision = s["view"].get("decision")
+        # An island that can be expanded on or made royal: its crown stands inside its ring.
+        options = decision["options"] if decision else []
+        royal = {json.dumps(o["royal"]["island"], sort_keys=True) for o in options if "royal" in o}
+        expand = {
+            json.dumps(o["expand"]["island"], sort_keys=True) for o in options if "expand" in o
+        }
+        return bool(royal & expand)
+
+    snapshot = play_until(api, game, tokens, turn, seed=6)
+    me = snapshot["view"]["decision"]["player"]
+    with game_page(browser, gateway.url, game, (me, tokens[me]), viewport=DESKTOP) as page:
+        page.wait_for_function(MINE)
+        points = page.evaluate(RING_POINTS)
+    assert points and all(p["picks"] for p in points), points

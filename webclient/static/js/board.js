@@ -409,7 +409,9 @@ export class Board {
   drawTargets(picker) {
     const decision = picker.decision;
     const labelled = new Set();
-    for (const key of picker.targets().keys()) {
+    // Crowns last: over the island they stand on.
+    const crown = (key) => (key.startsWith("royal:") ? 1 : 0);
+    for (const key of [...picker.targets().keys()].sort((a, b) => crown(a) - crown(b))) {
       const [type, rest] = [key.split(":")[0], key.slice(key.indexOf(":") + 1)];
       let node = null;
       if (["beach", "tonga", "single", "take"].includes(type)) {
@@ -434,6 +436,9 @@ export class Board {
         if (type === "island") {
           el("circle", { cx: c.x, cy: c.y, r: SIZE * 0.36, class: "target-ring" }, node);
           el("circle", { cx: c.x, cy: c.y, r: SIZE * 0.3, class: "target-hit" }, node);
+          // The whole island inside the ring answers too (the disc at its centre may
+          // shrink beside a crown, which is drawn over it).
+          el("circle", { cx: c.x, cy: c.y, r: SIZE * 0.29, class: "target-hit-ring" }, node);
         } else {
           // In the lower part of the island, where its mask will stand.
           el("path", { d: `M${c.x - 14},${c.y + 36}l4,-14l10,8l10,-8l4,14z`, class: "target-crown" }, node);
