@@ -12,7 +12,7 @@ import { el, shipPath, FILL } from "./ships.js";
 import { t, td, tn } from "./i18n.js";
 import { player, tileName } from "./text.js";
 import { Camera, entryHexes } from "./camera.js";
-import { colourName, kindOf } from "./wire.js";
+import { colourName, kindOf, beachKey } from "./wire.js";
 
 const hexOf = (h) => [h?.q ?? 0, h?.r ?? 0];
 // Below this many pixels per board unit the board shows less detail (ships as counts).
@@ -36,7 +36,7 @@ function growing(x, y, parent, attrs = {}) {
 function shipCounts(view) {
   const out = new Map();
   for (const entry of view?.beaches ?? []) {
-    const key = `${hexOf(entry.beach).join(",")},${entry.beach.index ?? 0}`;
+    const key = beachKey(entry.beach);
     for (const c of entry.colours ?? []) {
       const id = `${key}|${colourName(c)}`;
       out.set(id, (out.get(id) ?? 0) + 1);
@@ -201,8 +201,14 @@ export class Board {
   }
 
   sizeConfirmSpots() {
+    this.fingerSized(this.layers.ghosts.querySelectorAll(".confirm-hit"));
+  }
+
+  // Hit areas of at least 22 px radius (44 px targets) at the view's scale, each at
+  // least its own drawn size (data-r).
+  fingerSized(hits) {
     const least = 22 / this.scale();
-    for (const hit of this.layers.ghosts.querySelectorAll(".confirm-hit")) hit.setAttribute("r", Math.max(Number(hit.dataset.r), least));
+    for (const hit of hits) hit.setAttribute("r", Math.max(Number(hit.dataset.r), least));
   }
 
   // Tiles of the last board that are gone (R11 removed them) fade out.
@@ -340,13 +346,17 @@ export class Board {
     }
   }
 
+  // How many ships lie on beach "q,r,b" of the board shown.
+  shipsOn(key) {
+    return (this.view?.beaches ?? []).find((x) => beachKey(x.beach) === key)?.colours?.length ?? 0;
+  }
+
   // A ship that the choice being made would place: drawn after the beach's ships.
   drawGhost(ghost) {
     const [q, r, b] = ghost.beach.split(",").map(Number);
     const beach = this.layouts.get(`${q},${r}`)?.[b];
     if (!beach) return;
-    const on = (this.view?.beaches ?? []).find((x) => `${hexOf(x.beach).join(",")},${x.beach.index ?? 0}` === ghost.beach);
-    const taken = (on?.colours?.length ?? 0) + (ghost.slot ?? 0);
+    const taken = this.shipsOn(ghost.beach) + (ghost.slot ?? 0);
     const slot = beach.slots[taken] ?? beach.anchor;
     shipPath(ghost.colour, slot.x, slot.y, 8, this.layers.ghosts, { class: `ship ghost ship-${ghost.colour}`, "data-testid": "ghost" });
   }
@@ -527,22 +537,19 @@ export class Board {
   // hidden by one.
   beachLabel(q, r, b, at) {
     const beach = this.layouts.get(`${q},${r}`)?.[b];
-    const on = (this.view?.beaches ?? []).find((x) => `${hexOf(x.beach).join(",")},${x.beach.index ?? 0}` === `${q},${r},${b}`);
-    const g = growing(at.x, at.y, this.layers.numbers, { "data-testid": "beach-label", "data-of": `${q},${r},${b}` });
+    const key = `${q},${r},${b}`;
+    const g = growing(at.x, at.y, this.layers.numbers, { "data-testid": "beach-label", "data-of": key });
     const number = el("text", { class: "target-label beach-number", "data-testid": "beach-number" }, g);
     number.textContent = String(b + 1);
     const fill = el("text", { y: 15, class: "target-label beach-fill", "data-testid": "beach-fill" }, g);
     // The ships on it now, and those the choice being made puts there.
-    const pending = (this.ghosts ?? []).filter((ghost) => ghost.beach === `${q},${r},${b}`).length;
-    fill.textContent = `${(on?.colours?.length ?? 0) + pending}/${beach?.slots.length ?? 0}`;
+    const pending = (this.ghosts ?? []).filter((ghost) => ghost.beach === key).length;
+    fill.textContent = `${this.shipsOn(key) + pending}/${beach?.slots.length ?? 0}`;
   }
 
-  // Hit areas of at least 22 px radius (44 px targets) at the view's scale.
+  // Targets' hit areas a finger's size, apart from their neighbours'.
   sizeHits() {
-    const least = 22 / this.scale();
-    for (const hit of this.layers.targets.querySelectorAll(".target-hit")) {
-      hit.setAttribute("r", Math.max(Number(hit.dataset.r), least));
-    }
+    this.fingerSized(this.layers.targets.querySelectorAll(".target-hit"));
     this.separateHits();
     this.sizeConfirmSpots();
     // A dot is seen at a fingertip's size (26 px) where its hit area has the room, and

@@ -161,18 +161,19 @@ export class Camera {
     if (!bounds) return false;
     const goal = this.board.goal;
     const scale = this.board.scale(goal);
+    const pickable = !crowded(scale);
     // A view the player chose that shows every target stays.
-    if (manual && this.board.framed && inside(bounds, goal) && !crowded(scale)) return false;
+    if (manual && this.board.framed && inside(bounds, goal) && pickable) return false;
     // Nothing moves between the decisions of a chain while its targets are seen
     // (and can be picked there).
-    if (this.board.framed && inside(bounds, goal) && chain && !crowded(scale)) return false;
+    if (this.board.framed && inside(bounds, goal) && chain && pickable) return false;
     const margin = SIZE * 0.6;
     const want = { x: bounds.x - margin, y: bounds.y - margin, w: bounds.w + 2 * margin, h: bounds.h + 2 * margin };
     const whole = this.board.wholeBox();
     const roomy = (goal.w >= Math.min(MIN_W, whole.w) - 1 && goal.h >= Math.min(MIN_H, whole.h) - 1)
       && scale <= Math.max(CLOSEST, this.board.scale(whole)) * 1.05;
     // At the zoom the player chose, or a roomy one, targets that fit are slid into view.
-    if (this.board.framed && (roomy || manual) && !crowded(scale) && want.w <= goal.w && want.h <= goal.h) {
+    if (this.board.framed && (roomy || manual) && pickable && want.w <= goal.w && want.h <= goal.h) {
       if (inside(want, goal)) return false;
       // They fit at this zoom: slide just enough.
       const slide = (p, s) => Math.min(Math.max(goal[p], want[p] + want[s] - goal[s]), want[p]);

@@ -5,10 +5,7 @@
 // board leads to a legal option. Legality itself is the server's: we only
 // filter the list it sent.
 
-import { colourName } from "./wire.js";
-
-const hexKey = (h) => `${h.q ?? 0},${h.r ?? 0}`;
-const beachKey = (b) => `${b.q ?? 0},${b.r ?? 0},${b.index ?? 0}`;
+import { colourName, hexKey, beachKey } from "./wire.js";
 
 export function actOf(option) {
   return Object.keys(option)[0];

@@ -8,10 +8,7 @@ import { t, td, tn } from "./i18n.js";
 import { actOf } from "./choices.js";
 import { tile } from "./geometry.js";
 import { islandAt } from "./text.js";
-import { colourName } from "./wire.js";
-
-const hexKey = (x) => `${x?.q ?? 0},${x?.r ?? 0}`;
-const beachKey = (x) => `${hexKey(x)},${x?.index ?? 0}`;
+import { colourName, hexKey, beachKey } from "./wire.js";
 
 // Ships on each beach now ("q,r,b" -> colours).
 function shipsOn(view) {

@@ -7,9 +7,7 @@ import { conjunction, t, tn } from "./i18n.js";
 import { tile } from "./geometry.js";
 import { swatch } from "./ships.js";
 import { errorText, player, tileName } from "./text.js";
-import { colourName } from "./wire.js";
-
-const hexKey = (x) => `${x?.q ?? 0},${x?.r ?? 0}`;
+import { colourName, hexKey } from "./wire.js";
 
 // Who is present on each island of the final board (R13), with its points.
 export function islandPoints(view) {

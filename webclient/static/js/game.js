@@ -23,14 +23,13 @@ import {
   colour as colourText, decisionPrompt, describeOption, entryLines, errorText, gameTitle, isBot,
   leftOver, player, setPlayers, tileName,
 } from "./text.js";
-import { colourName, wireColour, stateName, kindOf } from "./wire.js";
+import { colourName, wireColour, stateName, kindOf, hexKey } from "./wire.js";
 
 // How long an entry stays on screen before the next is shown, at speed 1 (ms).
 const HOLD = 900;
 // How many recent entries' boards are kept (to play the last round again).
 const BOARDS_KEPT = 256;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const hexKey = (x) => `${x?.q ?? 0},${x?.r ?? 0}`;
 // A touch screen: its texts say "tap" where a mouse's say "click".
 const touch = () => window.matchMedia?.("(pointer: coarse)").matches;
 const hint = (kind) => (touch() && has(`hint_tap.${kind}`) ? td(`hint_tap.${kind}`) : td(`hint.${kind}`));

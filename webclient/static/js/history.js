@@ -3,8 +3,7 @@
 
 import { call } from "./api.js";
 import { entryLines } from "./text.js";
-
-const hexKey = (h) => `${h?.q ?? 0},${h?.r ?? 0}`;
+import { hexKey } from "./wire.js";
 
 // Every entry after `after` up to the game's sequence when asked, page by page.
 export async function fetchEntries(id, after = 0, until = Infinity) {

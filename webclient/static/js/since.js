@@ -5,9 +5,7 @@ import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { swatch } from "./ships.js";
 import { player, tileName } from "./text.js";
-import { colourName } from "./wire.js";
-
-const hexKey = (at) => `${at?.q ?? 0},${at?.r ?? 0}`;
+import { colourName, hexKey } from "./wire.js";
 
 function shipsByIsland(view, colour) {
   const out = new Map();

@@ -133,9 +133,10 @@ export class Coach {
   }
 
   // On a phone the card opens in the docked decision panel (whose height is fixed,
-  // so the board never moves), right under the prompt and its Confirm; on a wider screen it comes right after the decision in
-  // the side panel (the board left whole; closing it moves no button of the
-  // decision); without a tip it waits over the board.
+  // so the board never moves), right under the prompt and its Confirm; on a wider
+  // screen it comes right after the decision in the side panel (the board left
+  // whole; closing it moves no button of the decision); without a tip it waits over
+  // the board.
   place(tip) {
     const page = this.page;
     const docked = Boolean(tip && page.narrow?.matches);

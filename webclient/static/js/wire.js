@@ -15,3 +15,8 @@ export const wireKind = wire("DECISION_KIND_");
 // "BOT_LEVEL_STRONG" -> "strong", and back.
 export const levelName = plain(/^BOT_LEVEL_/);
 export const wireLevel = wire("BOT_LEVEL_");
+
+// A Hex message as "q,r" and a Beach message as "q,r,b": the keys the client's maps
+// and targets use (a field left out of the wire is 0).
+export const hexKey = (hex) => `${hex?.q ?? 0},${hex?.r ?? 0}`;
+export const beachKey = (beach) => `${hexKey(beach)},${beach?.index ?? 0}`;
