@@ -193,6 +193,20 @@ class Running:
         self.gateway.stop()
 
 
+@contextlib.contextmanager
+def own_gateway(prefix: str, args: list[str]) -> Iterator[Running]:
+    """A game server of its own started with ``args`` (in a temporary folder named
+    with ``prefix``), and a gateway to it; both stopped after."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as data:
+        server = ServerProcess(Path(data), quiet=True, args=args)
+        running = serve_gateway(server.target)
+        try:
+            yield running
+        finally:
+            running.stop()
+            server.stop()
+
+
 def serve_gateway(target: str, port: int = 0, threads: int = 64, **config: Any) -> Running:
     """A gateway for the game server at ``target``, served on ``port``."""
     app = create_app({"TONGIAKI_SERVER": target, "TONGIAKI_HEARTBEAT": 2.0, **config})

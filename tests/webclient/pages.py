@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from playwright.sync_api import Browser, Page, ViewportSize
 
@@ -57,3 +58,15 @@ def game_page(
         yield page
     finally:
         context.close()
+
+
+def on_lobby(browser: Browser, base: str, script: str, arg: Any = None) -> Any:
+    """``script`` evaluated on the English lobby at ``base``, once its catalogue is
+    loaded (a module of the client run against the real page)."""
+    page = browser.new_page()
+    try:
+        page.goto(f"{base}/?lang=en")
+        page.get_by_test_id("create-game").wait_for()
+        return page.evaluate(script, arg)
+    finally:
+        page.close()

@@ -150,6 +150,23 @@ def wait_for_turn(api: Api, game: str, colour: str) -> dict[str, Any]:
     raise AssertionError("the bots never answered")
 
 
+def yellow_plays(api: Api, game: str, token: str, moves: int, rng: random.Random) -> None:
+    """Yellow's next ``moves`` decisions drawn from ``rng`` over the API (fast), each
+    once the bots have answered; the early game before a page follows it."""
+    for _ in range(moves):
+        now = wait_for_turn(api, game, "COLOUR_YELLOW")
+        api.ok(
+            "POST",
+            f"/api/v1/games/{game}/actions",
+            {
+                "sequence": now["sequence"],
+                "request_id": f"y{now['sequence']}",
+                "action": rng.choice(now["view"]["decision"]["options"]),
+            },
+            token,
+        )
+
+
 def test_a_bots_voyage_is_framed_whole_and_its_drawn_tile_is_seen(
     browser: Browser, gateway: Running, api: Api
 ) -> None:
@@ -162,18 +179,7 @@ def test_a_bots_voyage_is_framed_whole_and_its_drawn_tile_is_seen(
         game, token = bots_game(api, "yellow", ["red", "green", "blue"])
         # The early game through the API (fast), then followed in the page.
         rng = random.Random(7)
-        for _ in range(12):
-            now = wait_for_turn(api, game, "COLOUR_YELLOW")
-            api.ok(
-                "POST",
-                f"/api/v1/games/{game}/actions",
-                {
-                    "sequence": now["sequence"],
-                    "request_id": f"y{now['sequence']}",
-                    "action": rng.choice(now["view"]["decision"]["options"]),
-                },
-                token,
-            )
+        yellow_plays(api, game, token, 12, rng)
         wait_for_turn(api, game, "COLOUR_YELLOW")
         page.goto(f"{gateway.url}/?lang=en")
         sit(page, game, "COLOUR_YELLOW", token)
@@ -434,20 +440,8 @@ def test_log_lines_show_where_and_the_last_round_plays_again(
     watch_errors(page, errors)
     try:
         game, token = bots_game(api, "yellow", ["red", "blue"])
-        rng = random.Random(3)
-        for _ in range(8):
-            now = wait_for_turn(api, game, "COLOUR_YELLOW")
-            api.ok(
-                "POST",
-                f"/api/v1/games/{game}/actions",
-                {
-                    "sequence": now["sequence"],
-                    "request_id": f"y{now['sequence']}",
-                    "action": rng.choice(now["view"]["decision"]["options"]),
-                },
-                token,
-            )
-        now = wait_for_turn(api, game, "COLOUR_YELLOW")
+        yellow_plays(api, game, token, 8, random.Random(3))
+        wait_for_turn(api, game, "COLOUR_YELLOW")
         page.goto(f"{gateway.url}/?lang=en")
         sit(page, game, "COLOUR_YELLOW", token)
         page.goto(f"{gateway.url}/games/{game}?lang=en")
@@ -882,19 +876,7 @@ def test_the_last_round_can_be_paused_and_looked_at_move_by_move(
     watch_errors(page, errors)
     try:
         game, token = bots_game(api, "yellow", ["red", "blue", "green"])
-        rng = random.Random(5)
-        for _ in range(4):
-            now = wait_for_turn(api, game, "COLOUR_YELLOW")
-            api.ok(
-                "POST",
-                f"/api/v1/games/{game}/actions",
-                {
-                    "sequence": now["sequence"],
-                    "request_id": f"y{now['sequence']}",
-                    "action": rng.choice(now["view"]["decision"]["options"]),
-                },
-                token,
-            )
+        yellow_plays(api, game, token, 4, random.Random(5))
         wait_for_turn(api, game, "COLOUR_YELLOW")
         page.goto(f"{gateway.url}/?lang=en")
         sit(page, game, "COLOUR_YELLOW", token)

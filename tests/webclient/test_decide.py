@@ -8,7 +8,6 @@ import itertools
 import json
 import random
 import re
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,8 +19,8 @@ from playwright.sync_api import Browser, Page, ViewportSize
 from engine import Game
 from server.rpc import codec as convert
 from tests.webclient.axe import violations
-from tests.webclient.conftest import ARTIFACTS, Api, Running, serve_gateway
-from tests.webclient.pages import BUSY, sit
+from tests.webclient.conftest import ARTIFACTS, Api, Running, own_gateway
+from tests.webclient.pages import BUSY, on_lobby, sit
 from tests.webclient.test_browser import DESKTOP, INSTANT, PHONE, state, watch_errors
 from tests.webclient.test_follow import (
     board_of,
@@ -33,7 +32,6 @@ from tests.webclient.test_follow import (
 from tests.webclient.test_tutorial import catalog
 from tongiaki.v1 import game_pb2 as pb
 from webclient import i18n
-from webclient.run import ServerProcess
 
 SHOTS = ARTIFACTS / "decide"
 TILES = json.loads(
@@ -72,16 +70,8 @@ def name(colour: str) -> str:
 @pytest.fixture(scope="module")
 def undo_gateway() -> Iterator[Running]:
     """A game server whose bots hold their answer for a long undo window, and its gateway."""
-    with tempfile.TemporaryDirectory(prefix="tongiaki-undo-") as data:
-        server = ServerProcess(
-            Path(data), quiet=True, args=["--bot-pace", "0", "--undo-window", "600"]
-        )
-        running = serve_gateway(server.target)
-        try:
-            yield running
-        finally:
-            running.stop()
-            server.stop()
+    with own_gateway("tongiaki-undo-", ["--bot-pace", "0", "--undo-window", "600"]) as running:
+        yield running
 
 
 def replayed(api: Api, game: str) -> dict[str, Any]:
@@ -693,17 +683,6 @@ def test_a_list_of_beach_numbers_keeps_its_order_in_hebrew(
         page.close()
 
 
-def on_lobby(browser: Browser, gateway: Running, script: str, arg: Any = None) -> Any:
-    """``script`` evaluated on the English lobby, once its catalogue is loaded."""
-    page = browser.new_page()
-    try:
-        page.goto(f"{gateway.url}/?lang=en")
-        page.get_by_test_id("create-game").wait_for()
-        return page.evaluate(script, arg)
-    finally:
-        page.close()
-
-
 EXITS = """
 async ([colours]) => {
   const { GamePage } = await import("/static/js/game.js");
@@ -738,7 +717,7 @@ def test_an_expansion_that_fills_a_beach_says_where_its_ships_could_sail(
 ) -> None:
     """Before Confirm, the beach an expansion fills shows each jetty's voyage with the
     group it would hold (one colour fails at danger 2; three colours pass it)."""
-    lines = on_lobby(browser, gateway, EXITS, [colours])
+    lines = on_lobby(browser, gateway.url, EXITS, [colours])
     one = len(set(colours) | {"COLOUR_YELLOW"}) == 1
     group = "a group of one colour" if one else "a group of 3 colours"
     assert lines == [
@@ -822,7 +801,7 @@ def test_an_empty_supply_says_which_ships_to_take_back_first(
 ) -> None:
     """With an empty supply the pink beaches are the player's ships to take back (R5.3):
     the instruction says so before anything is picked."""
-    text = on_lobby(browser, gateway, EMPTY_SUPPLY)
+    text = on_lobby(browser, gateway.url, EMPTY_SUPPLY)
     assert text == i18n.translate("en", "hint.take")
 
 
@@ -846,7 +825,7 @@ async () => {
 
 
 def test_a_picked_open_end_shows_where_the_tile_goes(browser: Browser, gateway: Running) -> None:
-    out = on_lobby(browser, gateway, SLOT_PREVIEW)
+    out = on_lobby(browser, gateway.url, SLOT_PREVIEW)
     assert out["before"] is None and out["after"] == out["want"], out
 
 
@@ -883,7 +862,7 @@ def test_a_choice_that_draws_when_few_tiles_are_left_says_it_may_end_the_game(
 ) -> None:
     """With two tiles or fewer left in either pile, a New settlement and an open end
     (both draw) say that the game may end at once; a royal island (no draw) never does."""
-    out = on_lobby(browser, gateway, MAY_END, [island, sea])
+    out = on_lobby(browser, gateway.url, MAY_END, [island, sea])
     warning = i18n.translate("en", "consequence.may_end")
     assert (warning in out["settle"]) is warned and (warning in out["place"]) is warned, out
     assert warning not in out["royal"], out
@@ -969,7 +948,7 @@ async () => {
 def test_a_ship_taken_back_is_shown_leaving_its_beach(browser: Browser, gateway: Running) -> None:
     """Picking the ship to take back (R5.3) shows it leaving: of two yellow ships on the
     beach, the last one fades; nothing before the pick."""
-    out = on_lobby(browser, gateway, TAKING)
+    out = on_lobby(browser, gateway.url, TAKING)
     assert out["before"] is None
     assert out["taking"] == {"beach": "0,0,2", "colour": "yellow"}, out
     assert out["ships"] == [

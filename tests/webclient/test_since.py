@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Browser, ViewportSize
 
 from tests.webclient.conftest import Api, Running
-from tests.webclient.pages import DESKTOP, PHONE, game_page
+from tests.webclient.pages import DESKTOP, PHONE, game_page, on_lobby
 from tests.webclient.test_browser import shot
 from webclient import i18n
 
@@ -219,13 +219,7 @@ def test_the_since_card_tells_what_the_players_own_move_brought_about(
     """The player's own voyage failed, then others moved: at their next decision the
     card tells the failure in the log's words (not the emigration they picked), and
     does not claim that nothing changed for them."""
-    page = browser.new_page()
-    try:
-        page.goto(f"{gateway.url}/?lang=en")
-        page.get_by_test_id("create-game").wait_for()
-        out = page.evaluate(OWN_OUTCOMES)
-    finally:
-        page.close()
+    out = on_lobby(browser, gateway.url, OWN_OUTCOMES)
     failed = [line for line in out["own"] if line.startswith("The voyage fails")]
     assert len(failed) == 1 and out["yours"] == failed, out
     assert out["told"] == f"{i18n.translate('en', 'since.yours')} {failed[0]}", out
@@ -250,13 +244,7 @@ async () => {
 def test_a_log_line_of_ships_placed_names_their_beaches(browser: Browser, gateway: Running) -> None:
     """ "Red expands on Tonga with 2 ships. Beaches 1, 4.": the log (and what the others
     did) says where, in the board's numbers."""
-    page = browser.new_page()
-    try:
-        page.goto(f"{gateway.url}/?lang=en")
-        page.get_by_test_id("create-game").wait_for()
-        out = page.evaluate(PLACED)
-    finally:
-        page.close()
+    out = on_lobby(browser, gateway.url, PLACED)
     assert out["expand"] == ["Red expands on Tonga with 2 ships. Beaches 1, 4."], out
     assert out["single"] == ["Red places a ship on Tonga. Beach 3."], out
 
@@ -294,12 +282,6 @@ def test_the_players_own_shipwreck_is_told_on_the_board_as_it_happens(
 ) -> None:
     """While the player's own move plays, a voyage of theirs that fails is told in the
     board's caption (the log's sentence), then the caption goes."""
-    page = browser.new_page()
-    try:
-        page.goto(f"{gateway.url}/?lang=en")
-        page.get_by_test_id("create-game").wait_for()
-        out = page.evaluate(OWN_WRECK_PLAYED)
-    finally:
-        page.close()
+    out = on_lobby(browser, gateway.url, OWN_WRECK_PLAYED)
     assert out["line"].startswith("The voyage fails"), out
     assert out["during"] == out["line"] and out["after"] == "", out

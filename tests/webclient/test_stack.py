@@ -9,9 +9,9 @@ import pytest
 from playwright.sync_api import Browser
 
 from tests.webclient.conftest import Api, Running
-from tests.webclient.pages import BUSY
-from tests.webclient.test_browser import INSTANT, shot, watch_errors
-from tests.webclient.test_decide import MINE, open_as, play_until, size
+from tests.webclient.pages import game_page
+from tests.webclient.test_browser import shot
+from tests.webclient.test_decide import MINE, play_until, size
 from webclient import i18n
 
 
@@ -28,20 +28,22 @@ def test_the_stack_is_counted_on_the_board_and_its_end_announced(
     browser: Browser, gateway: Running, api: Api, locale: str, viewport: str, *, few: bool
 ) -> None:
     errors: list[str] = []
-    context = browser.new_context(viewport=size(viewport))
-    context.add_init_script(INSTANT)
-    page = context.new_page()
-    page.set_default_timeout(BUSY)
-    watch_errors(page, errors)
-    try:
-        game, tokens = api.seated_game(["yellow", "red"])
+    game, tokens = api.seated_game(["yellow", "red"])
 
-        def wanted(s: Any) -> bool:
-            return bool(s["view"].get("decision")) and (_left(s) <= 2) is few
+    def wanted(s: Any) -> bool:
+        return bool(s["view"].get("decision")) and (_left(s) <= 2) is few
 
-        snapshot = play_until(api, game, tokens, wanted, seed=5)
-        open_as(page, gateway.url, game, snapshot, tokens)
-        page.goto(f"{gateway.url}/games/{game}?lang={locale}")
+    snapshot = play_until(api, game, tokens, wanted, seed=5)
+    me = snapshot["view"]["decision"]["player"]
+    with game_page(
+        browser,
+        gateway.url,
+        game,
+        (me, tokens[me]),
+        locale=locale,
+        viewport=size(viewport),
+        errors=errors,
+    ) as page:
         page.wait_for_function(MINE)
         stack = snapshot["view"]["stack"]
         chip = page.get_by_test_id("stack-chip")
@@ -69,6 +71,4 @@ def test_the_stack_is_counted_on_the_board_and_its_end_announced(
         apart_x = box["x"] >= zoom["x"] + zoom["width"] or zoom["x"] >= box["x"] + box["width"]
         assert apart_x or apart_y
         shot(page, f"stack-{locale}-{viewport}")
-    finally:
-        context.close()
     assert errors == []

@@ -8,19 +8,16 @@ The server stops a game of bots only after one round without a draw here
 
 from __future__ import annotations
 
-import tempfile
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.webclient.conftest import Api, Running, serve_gateway
+from tests.webclient.conftest import Api, Running, own_gateway
 from tests.webclient.test_browser import DESKTOP, INSTANT, PHONE, shot, state, watch_errors
 from webclient import i18n
-from webclient.run import ServerProcess
 
 #: Long enough for a busy machine; every wait is for a condition.
 WAIT = 30_000
@@ -31,18 +28,9 @@ COLOURS = ["yellow", "orange", "red"]
 def stalling() -> Iterator[Running]:
     """A gateway to a server of its own that stops a game of bots only after one
     round without a draw."""
-    with tempfile.TemporaryDirectory(prefix="tongiaki-stopped-") as data:
-        server = ServerProcess(
-            Path(data),
-            quiet=True,
-            args=["--bot-pace", "0", "--undo-window", "0", "--bot-stall-rounds", "1"],
-        )
-        running = serve_gateway(server.target)
-        try:
-            yield running
-        finally:
-            running.stop()
-            server.stop()
+    args = ["--bot-pace", "0", "--undo-window", "0", "--bot-stall-rounds", "1"]
+    with own_gateway("tongiaki-stopped-", args) as running:
+        yield running
 
 
 def stopped_game(api: Api) -> tuple[str, dict[str, Any]]:

@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import Browser
 
 from tests.webclient.conftest import Api, Running
-from tests.webclient.pages import DESKTOP, PHONE, game_page
+from tests.webclient.pages import DESKTOP, PHONE, game_page, on_lobby
 from tests.webclient.test_decide import TILES, play_until
 
 MINE = "document.body.dataset.myturn === '1' && document.body.dataset.busy !== '1'"
@@ -116,13 +116,7 @@ async () => {
 def test_a_beachs_fill_counts_the_ships_being_put_there(browser: Browser, gateway: Running) -> None:
     """Landing on Tonga: beach 1 holds a red ship (1/3); with a yellow ship previewed
     there it says 2/3, beach 2 still 0/3."""
-    page = browser.new_page()
-    try:
-        page.goto(f"{gateway.url}/?lang=en")
-        page.get_by_test_id("create-game").wait_for()
-        out = page.evaluate(LANDING_FILL)
-    finally:
-        page.close()
+    out = on_lobby(browser, gateway.url, LANDING_FILL)
     assert out["before"] == {"0,0,0": "1/3", "0,0,1": "0/3"}, out
     assert out["after"] == {"0,0,0": "2/3", "0,0,1": "0/3"}, out
 
