@@ -208,8 +208,11 @@ def test_a_bots_voyage_is_framed_whole_and_its_drawn_tile_is_seen(
             if (len(voyages) >= 3 and drew) or state(page)["state"] == "finished":
                 break
             asked = state(page)["sequence"]
-            while page.get_by_test_id("confirm").count() == 0 and decide(page, rng):
-                pass
+            # Pick until a choice is complete; a pick that met a re-rendered board
+            # (a busy machine) is simply made again.
+            picking = time.monotonic() + 60
+            while page.get_by_test_id("confirm").count() == 0 and time.monotonic() < picking:
+                decide(page, rng)
             page.get_by_test_id("confirm").click()
             page.wait_for_function(f"Number(document.body.dataset.sequence) > {asked}")
         assert voyages, "no bot sailed"
