@@ -803,7 +803,15 @@ async () => {
   board.goal = { ...home };
   await camera.follow({ action_applied: { action: { expand: { island: { q: 0, r: 0 } } } } }, 0);
   camera.rest();
-  return { home, back, moves: sent.length };
+  const moves = sent.length;
+  // Followed far away, then a decision of the player's framed where its targets are:
+  // the end of the playback leaves that framing alone.
+  board.goal = { ...home };
+  await camera.follow({ action_applied: { action: { expand: { island: { q: 6, r: 0 } } } } }, 0);
+  camera.decide(41, { x: -1800, y: -1800, w: 100, h: 100 });
+  const framed = { ...board.goal };
+  camera.rest();
+  return { home, back, moves, framed, after: board.goal };
 }
 """
 
@@ -824,6 +832,10 @@ def test_after_others_moves_the_view_returns_widened_to_where_they_reached(
     assert back["x"] + back["w"] >= 900
     # An entry inside the view moves nothing, and nothing is sent back.
     assert out["moves"] == 2, out
+    # A decision framed with the last entry keeps its framing when the playback ends.
+    framed = out["framed"]
+    assert framed["x"] <= -1800 and framed["x"] + framed["w"] >= -1700, out
+    assert out["after"] == framed, out
 
 
 #: A board with one target of `kind` ("beach" or "end"): whether it counts as

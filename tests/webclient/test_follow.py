@@ -899,7 +899,7 @@ def test_a_target_is_seen_at_a_fingertips_size_far_out(
 
 
 ZOOM_AT_TARGETS = """
-async () => {
+async (away) => {
   const { Board } = await import("/static/js/board.js");
   const { Picker } = await import("/static/js/choices.js");
   const box = document.createElement("div");
@@ -913,7 +913,9 @@ async () => {
   for (const q of [-3, -2, -1, 1, 3]) tiles.push({ at: { q, r: 0 }, tile: "sea-01" });
   const board = new Board(box, () => {});
   board.render({ tiles, beaches: [], decision }, new Picker(decision));
-  board.moveTo(board.wholeBox(), 0);
+  const whole = board.wholeBox();
+  // Away: the view off to the left, the target (on Fiji, at the right) out of sight.
+  board.moveTo(away ? { ...whole, x: whole.x - whole.w } : whole, 0);
   const where = () => {
     const r = box.querySelector(".target-hit").getBoundingClientRect();
     return [r.x + r.width / 2, r.y + r.height / 2];
@@ -921,7 +923,8 @@ async () => {
   const before = where();
   const width = board.box.w;
   board.zoomStep(1 / 1.5);
-  return { before, after: where(), closer: board.box.w < width };
+  const b = box.getBoundingClientRect();
+  return { before, after: where(), closer: board.box.w < width, middle: [b.x + b.width / 2, b.y + b.height / 2] };
 }
 """
 
@@ -929,14 +932,19 @@ async () => {
 def test_zooming_in_keeps_the_decisions_targets_where_they_are(
     browser: Browser, gateway: Running, shown_games: dict[str, Any]
 ) -> None:
-    """The "+" button zooms in around the targets of the decision when they are in
-    sight: they stay where they were on the screen instead of sliding off it."""
+    """The "+" button zooms in around the targets of the decision: in sight, they
+    stay where they were on the screen instead of sliding off it; out of sight, they
+    come to the middle."""
     page = browser.new_page(viewport=PHONE)
     try:
         page.goto(f"{gateway.url}/games/{shown_games['running']}")
         page.locator("[data-testid=board] [data-testid=tile]").first.wait_for()
-        out = page.evaluate(ZOOM_AT_TARGETS)
+        out = page.evaluate(ZOOM_AT_TARGETS, False)
+        away = page.evaluate(ZOOM_AT_TARGETS, True)
     finally:
         page.close()
     assert out["closer"], out
     assert all(abs(a - b) < 12 for a, b in zip(out["before"], out["after"], strict=True)), out
+    # Out of sight, the targets are brought to the middle of the view as it zooms in.
+    assert away["closer"] and away["before"][0] > 390, away
+    assert all(abs(a - b) < 12 for a, b in zip(away["after"], away["middle"], strict=True)), away

@@ -797,13 +797,15 @@ export class Board {
     this.moveTo({ x: p.x - (p.x - this.box.x) * f, y: p.y - (p.y - this.box.y) * f, w, h: this.box.h * f }, 0);
   }
 
-  // The zoom buttons: closer around the targets of the decision when they are in
-  // sight (they stay where they are on screen), else around the view's centre.
+  // The zoom buttons: closer around the targets of the decision (they stay where
+  // they are on screen when in sight, else they are brought to the middle), else
+  // around the view's centre.
   zoomStep(factor) {
     const b = factor < 1 ? this.targetBounds() : null;
     const c = b && { x: b.x + b.w / 2, y: b.y + b.h / 2 };
     const seen = c && c.x > this.box.x && c.x < this.box.x + this.box.w && c.y > this.box.y && c.y < this.box.y + this.box.h;
-    this.zoom(factor, seen ? c : null);
+    if (c && !seen) this.moveTo(this.camera.centred(this.box, b), 0);
+    this.zoom(factor, c);
   }
 
   toBoard(clientX, clientY) {

@@ -1,11 +1,12 @@
 // The one camera policy (docs/web.md): an entry played back is framed where it
 // happens; a decision of this player keeps the view while its targets are seen
-// with room, slides at the same zoom when they fit, else is framed afresh (the
+// with room, centres them at the same zoom when they fit, else is framed afresh (the
 // whole board when readable, else the targets with a hex of surroundings, no
 // closer than CLOSEST, none cut off); picks never move it; a manual zoom or pan
-// holds until the player's next decision, whose targets are then slid into view at
-// that zoom where they fit; once others' entries have played, the
-// view returns to where it was before them, widened to take in where they reached.
+// holds until the player's next decision, whose targets are then centred at that
+// zoom where they fit; once others' entries have played, the view returns to where
+// it was before them, widened to take in where they reached, unless a decision of
+// this player came with the last of them (its framing wins).
 
 import { SIZE, APOTHEM, centre } from "./geometry.js";
 
@@ -158,6 +159,9 @@ export class Camera {
     const manual = this.manual || this.chosen;
     this.decisionKey = key;
     this.manual = false;
+    // The decision is framed from here: the end of the playback before it moves nothing.
+    this.home = null;
+    this.trail = [];
     if (!bounds) return false;
     const goal = this.board.goal;
     const scale = this.board.scale(goal);
@@ -172,16 +176,20 @@ export class Camera {
     const whole = this.board.wholeBox();
     const roomy = (goal.w >= Math.min(MIN_W, whole.w) - 1 && goal.h >= Math.min(MIN_H, whole.h) - 1)
       && scale <= Math.max(CLOSEST, this.board.scale(whole)) * 1.05;
-    // At the zoom the player chose, or a roomy one, targets that fit are slid into view.
+    // At the zoom the player chose, or a roomy one, targets that fit are brought into view.
     if (this.board.framed && (roomy || manual) && pickable && want.w <= goal.w && want.h <= goal.h) {
       if (inside(want, goal)) return false;
-      // They fit at this zoom: slide just enough.
-      const slide = (p, s) => Math.min(Math.max(goal[p], want[p] + want[s] - goal[s]), want[p]);
-      this.board.moveTo({ ...goal, x: slide("x", "w"), y: slide("y", "h") }, 0);
+      // They fit at this zoom: centred, never left at the screen's edge.
+      this.board.moveTo(this.centred(goal, bounds), 0);
       return true;
     }
     this.board.moveTo(this.frame(bounds, crowded), 0);
     return true;
+  }
+
+  // `box` moved (same size) so that `bounds` lie in its middle.
+  centred(box, bounds) {
+    return { ...box, x: bounds.x + bounds.w / 2 - box.w / 2, y: bounds.y + bounds.h / 2 - box.h / 2 };
   }
 
   // The view for targets within `bounds`: the whole board if it is readable
