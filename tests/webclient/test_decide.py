@@ -766,6 +766,15 @@ def test_start_over_keeps_its_place_and_the_preview_pointed_at_again_confirms(
             page.locator("[data-testid=board] [data-testid=target]").first.click()
         assert confirm.count() == 1 and before is not None
         assert reset.bounding_box() == before
+        # Confirm lies in the action bar: over the board's bottom on a desktop, at the
+        # foot of the docked decision on a phone (the same place at every decision).
+        box = confirm.bounding_box()
+        frame = page.get_by_test_id("board" if viewport == "desktop" else "dock").bounding_box()
+        assert box is not None and frame is not None
+        assert frame["x"] <= box["x"] and box["x"] + box["width"] <= frame["x"] + frame["width"]
+        bottom = frame["y"] + frame["height"]
+        assert bottom - 130 <= box["y"] + box["height"] <= bottom, (box, frame)
+        shot(page, f"action-bar-{viewport}")
         sequence = state(page)["sequence"]
         ghost = page.get_by_test_id("ghost").first
         ghost.click()

@@ -27,6 +27,8 @@ import { colourName, wireColour, stateName, kindOf, hexKey } from "./wire.js";
 
 // How long an entry stays on screen before the next is shown, at speed 1 (ms).
 const HOLD = 900;
+// The strip at a desktop board's bottom kept clear for the action bar (rem).
+const BAR_REM = 4.5;
 // How many recent entries' boards are kept (to play the last round again).
 const BOARDS_KEPT = 256;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -102,12 +104,14 @@ export class GamePage {
     // The tiles left in the stack, always on the board; a warning once the end is near.
     this.stackChip = h("p", { class: "stack-chip", testid: "stack-chip" });
     this.dock = h("div", { class: "dock", testid: "dock" });
+    // A desktop's Confirm, Start over and Undo, over the board's bottom.
+    this.actionBar = h("div", { class: "action-bar", testid: "action-bar" });
     // On a phone, players and log open over the board and close back to it.
     // Its second line says whose turn it is: seen on the board screen, drawer closed.
     this.drawerStatus = h("span", { class: "drawer-status", testid: "board-status" });
     this.drawerButton = h("button", { type: "button", class: "drawer-open", testid: "drawer-open",
       "aria-expanded": "false", onclick: () => this.drawer(true) }, t("drawer.open"), this.drawerStatus);
-    this.boardArea.append(this.boardHint, this.caption, this.stackChip, this.playback, this.dock, this.drawerButton);
+    this.boardArea.append(this.boardHint, this.caption, this.stackChip, this.playback, this.actionBar, this.dock, this.drawerButton);
     this.social.mount(this.boardArea);
     this.side = h("aside", { class: "side" });
     this.errorBox = h("p", { class: "error", testid: "error", role: "alert" });
@@ -616,18 +620,31 @@ export class GamePage {
     // The docked decision first: it sets the board's size, which sets the targets' size.
     const decision = view?.decision && mine ? this.renderDecision(view) : null;
     const narrow = this.narrow?.matches;
-    // Undo sits in the decision being made, or alone where the decision would be.
+    // One action bar: Confirm, Start over and Undo. On a desktop it lies over the
+    // board's bottom, beside the targets; on a phone at the foot of the docked
+    // decision, where the thumb finds it at the same place every time.
     const back = this.takeBackable();
     const undo = back !== null ? this.renderUndo(back) : null;
-    if (undo && decision) decision.append(undo);
+    let bar = decision?.querySelector("[data-testid=decision-actions]") ?? null;
+    if (undo) {
+      bar ??= h("div", { class: "decision-actions", testid: "decision-actions" });
+      bar.append(undo.button);
+    }
+    const undoCard = undo && !decision ? h("section", { class: "card decision" }, undo.hint) : null;
+    if (undo && decision) decision.append(undo.hint);
+    if (bar && narrow) (decision ?? undoCard).append(bar);
+    this.actionBar.replaceChildren(...(bar && !narrow ? [bar] : []));
     // Before the start a phone's dock holds the seats (join, Start).
     const seats = state === "open" ? this.renderSeats(game) : null;
-    const docked = decision ?? (undo ? h("section", { class: "card decision" }, undo) : seats);
+    const docked = decision ?? undoCard ?? seats;
     this.dock.replaceChildren(...(narrow && docked ? [docked] : []));
-    // A phone's decision is docked over the board's bottom (app.css .dock): the view
-    // keeps clear of that strip for the whole game, so it never moves as the dock comes and goes.
+    // A phone's decision is docked over the board's bottom (app.css .dock), a
+    // desktop's action bar lies over it: the view keeps clear of that strip for the
+    // whole game, so it never moves as the dock or the bar comes and goes.
     const area = this.boardArea.clientHeight;
-    const reserve = narrow && this.seat && state === "active" ? Math.min(0.42 * area, 16 * parseFloat(getComputedStyle(document.documentElement).fontSize)) : 0;
+    const rem = parseFloat(getComputedStyle(document.documentElement).fontSize);
+    const seated = this.seat && state === "active";
+    const reserve = !seated ? 0 : narrow ? Math.min(0.42 * area, 16 * rem) : BAR_REM * rem;
     // The players button over the board's top left: targets are framed below it.
     // The stack's counts lie under that strip (on a desktop, in the top corner): framed below them too.
     this.renderStack(view);
@@ -660,7 +677,7 @@ export class GamePage {
         replay: `/games/${this.id}?replay=1`,
       }) : null,
       narrow ? null : decision,
-      undo && !decision && !narrow ? h("section", { class: "card" }, undo) : null,
+      undoCard && !narrow ? undoCard : null,
       view ? renderPlayers(game, view, (c) => this.social.bubble(c)) : null,
       log,
       // On a phone the sheet opens on the players and the log; the game's card follows.
@@ -936,13 +953,15 @@ export class GamePage {
     const targets = [...picker.targets().keys()];
     const offBoard = targets.filter((k) => k === "settle" || k === "land:none");
     const ready = left.length === 1 ? left[0] : complete[0] ?? null;
-    // Confirm and Start over: one place each, under the prompt.
-    // Start over keeps its place when Confirm appears: a click meant for one never meets the other.
+    // Confirm and Start over: one place each, in the action bar (render moves it onto
+    // the board, or to the foot of a phone's dock). The bar is anchored at its end,
+    // Confirm first: Start over keeps its place when Confirm appears, so a click
+    // meant for one never meets the other.
     const actions = h("div", { class: "decision-actions", testid: "decision-actions" },
-      picker.picks.length ? h("button", { type: "button", class: "secondary reset", testid: "reset", onclick: () => { picker.reset(); this.render(); } }, t("decision.reset")) : null,
       ready ? h("button", { type: "button", testid: "confirm", class: "primary", onclick: () => this.submit(ready.action) },
-        t("decision.confirm", { option: describeOption(ready.action, view, decision) })) : null);
-    // What the choice will do comes right under Confirm, never below the fold of a phone's dock.
+        t("decision.confirm", { option: describeOption(ready.action, view, decision) })) : null,
+      picker.picks.length ? h("button", { type: "button", class: "secondary reset", testid: "reset", onclick: () => { picker.reset(); this.render(); } }, t("decision.reset")) : null);
+    // What the choice will do comes right under the prompt, never below the fold of a phone's dock.
     const parts = [
       h("h2", {}, decisionPrompt(decision)),
       actions,
@@ -1046,10 +1065,12 @@ export class GamePage {
   renderUndo(sequence) {
     const mine = this.chronicle.items.find((item) => item.sequence === sequence)?.entry.action_applied;
     const what = mine?.action ? describeOption(mine.action, this.view ?? this.chronicle.place, null) : "";
-    return h("div", { class: "undo", testid: "undo" },
-      h("button", { type: "button", class: "secondary", testid: "take-back", "aria-keyshortcuts": "Control+Z",
-        onclick: () => this.takeBack(sequence) }, t("undo.button", { option: what })),
-      h("p", { class: "muted" }, t("takeback.hint")));
+    // The button goes into the action bar; what it may undo, into the decision's card.
+    return {
+      button: h("button", { type: "button", class: "secondary undo", testid: "take-back", "aria-keyshortcuts": "Control+Z",
+        "aria-describedby": "undo-hint", onclick: () => this.takeBack(sequence) }, t("undo.button", { option: what })),
+      hint: h("p", { class: "muted", testid: "undo", id: "undo-hint" }, t("takeback.hint")),
+    };
   }
 
   renderDeck(view) {

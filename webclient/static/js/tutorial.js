@@ -133,7 +133,8 @@ export class Coach {
   }
 
   // On a phone the card opens in the docked decision panel (whose height is fixed,
-  // so the board never moves), right under the prompt and its Confirm; on a wider
+  // so the board never moves), right under the prompt (Confirm stays at the panel's
+  // foot); on a wider
   // screen it comes right after the decision in the side panel (the board left
   // whole; closing it moves no button of the decision); without a tip it waits over
   // the board.
@@ -141,10 +142,10 @@ export class Coach {
     const page = this.page;
     const docked = Boolean(tip && page.narrow?.matches);
     if (docked) {
-      // Under the decision's prompt and its Confirm (never pushed out of the dock by the tip).
-      const actions = page.dock.querySelector("[data-testid=decision-actions]");
-      if (actions) {
-        if (actions.nextElementSibling !== this.node) actions.after(this.node);
+      // Under the decision's prompt (Confirm, at the foot, is never pushed out of the dock by the tip).
+      const prompt = page.dock.querySelector("[data-testid=decision] > h2");
+      if (prompt) {
+        if (prompt.nextElementSibling !== this.node) prompt.after(this.node);
       } else if (page.dock.firstChild !== this.node) {
         page.dock.prepend(this.node);
       }
