@@ -784,6 +784,55 @@ def test_start_over_keeps_its_place_and_the_preview_pointed_at_again_confirms(
     assert errors == []
 
 
+
+def _two_islands(s: Any) -> bool:
+    """A turn that can expand on two islands or more, one of them in several ways
+    (picks: the island, then its beaches)."""
+    decision = s["view"].get("decision")
+    if not decision or decision.get("kind") != "DECISION_KIND_TURN":
+        return False
+    islands = [json.dumps(o["expand"].get("island", {}), sort_keys=True) for o in decision["options"] if "expand" in o]
+    return len(set(islands)) >= 2 and any(islands.count(i) >= 2 for i in islands)
+
+
+def test_another_island_clicked_mid_choice_starts_the_choice_there(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    """An island picked, its beaches offered: a click on another island that can be
+    expanded on starts the choice over on that island, with no Start over first."""
+    errors: list[str] = []
+    context = browser.new_context(viewport=DESKTOP)
+    context.add_init_script(INSTANT)
+    page = context.new_page()
+    page.set_default_timeout(BUSY)
+    watch_errors(page, errors)
+    try:
+        game, tokens = api.seated_game(["yellow", "red"])
+        snapshot = play_until(api, game, tokens, _two_islands, seed=5)
+        options = [o["expand"] for o in snapshot["view"]["decision"]["options"] if "expand" in o]
+        hexes = [f"{o.get('island', {}).get('q', 0)},{o.get('island', {}).get('r', 0)}" for o in options]
+        first = next(h for h in hexes if hexes.count(h) >= 2)
+        other = next(h for h in hexes if h != first)
+        open_as(page, gateway.url, game, snapshot, tokens)
+        page.goto(f"{gateway.url}/games/{game}?lang=en")
+        page.wait_for_function(MINE)
+        page.locator(f'[data-testid=target][data-key="island:{first}"]').click()
+        beaches = page.locator(f'[data-testid=target][data-key^="beach:{first},"]')
+        beaches.first.wait_for()
+        # The other island's tile, clicked at its centre (no target there now).
+        box = page.locator(f'[data-testid=board] [data-testid=tile][data-hex="{other}"]').bounding_box()
+        assert box is not None
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.wait_for_function(
+            f"""!document.querySelector('[data-testid=target][data-key^="beach:{first},"]')"""
+        )
+        there = page.locator(f'[data-testid=target][data-key^="beach:{other},"]').count()
+        assert there > 0 or page.get_by_test_id("confirm").count() == 1
+        assert page.get_by_test_id("reset").count() == 1
+    finally:
+        context.close()
+    assert errors == []
+
 EMPTY_SUPPLY = """
 async () => {
   const { GamePage } = await import("/static/js/game.js");

@@ -6,7 +6,7 @@
 // mirrored, whatever the page's writing direction.
 
 import {
-  SIZE, APOTHEM, centre, corners, towards, polar, tile, beachLayout, curveControl,
+  SIZE, APOTHEM, centre, corners, towards, polar, tile, beachLayout, curveControl, hexAt,
 } from "./geometry.js";
 import { el, shipPath, FILL } from "./ships.js";
 import { t, td, tn } from "./i18n.js";
@@ -824,12 +824,21 @@ export class Board {
       event.preventDefault();
       this.zoom(event.deltaY > 0 ? 1.15 : 1 / 1.15, this.toBoard(event.clientX, event.clientY));
     }, { passive: false });
+    let moved = false;
     this.svg.addEventListener("pointerdown", (event) => {
       // A target, or the preview (which confirms), takes the click itself.
       if (event.target.closest?.(".target, .layer-ghosts")) return;
       pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
       this.svg.setPointerCapture(event.pointerId);
       last = null;
+      moved = false;
+    });
+    // A click on the board that is no target (nor a drag): the hex it hit, to the page
+    // (another island picked while a choice is under way starts that one instead).
+    this.svg.addEventListener("click", (event) => {
+      if (moved || !this.onHex || event.target.closest?.(".target, .layer-ghosts")) return;
+      const p = this.toBoard(event.clientX, event.clientY);
+      this.onHex(...hexAt(p.x, p.y));
     });
     this.svg.addEventListener("pointermove", (event) => {
       if (!pointers.has(event.pointerId)) return;
@@ -839,6 +848,7 @@ export class Board {
         const a = this.toBoard(before.x, before.y);
         const b = this.toBoard(event.clientX, event.clientY);
         if (a.x === b.x && a.y === b.y) return;
+        moved = true;
         this.camera.hold();
         this.moveTo({ ...this.box, x: this.box.x - (b.x - a.x), y: this.box.y - (b.y - a.y) }, 0);
       } else if (pointers.size === 2) {

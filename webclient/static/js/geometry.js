@@ -10,6 +10,18 @@ export function centre(q, r) {
   return { x: 1.5 * SIZE * q, y: SIZE * ROOT3 * (r + q / 2) };
 }
 
+// The hex a board point lies in (axial, rounded as cube coordinates).
+export function hexAt(x, y) {
+  const fq = x / (1.5 * SIZE);
+  const fr = y / (SIZE * ROOT3) - fq / 2;
+  const fs = -fq - fr;
+  let [q, r, s] = [Math.round(fq), Math.round(fr), Math.round(fs)];
+  const [dq, dr, ds] = [Math.abs(q - fq), Math.abs(r - fr), Math.abs(s - fs)];
+  if (dq > dr && dq > ds) q = -r - s;
+  else if (dr > ds) r = -q - s;
+  return [q, r];
+}
+
 export function neighbour(q, r, dir) {
   return [q + STEPS[dir][0], r + STEPS[dir][1]];
 }
