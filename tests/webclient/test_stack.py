@@ -61,6 +61,12 @@ def test_the_stack_is_counted_on_the_board_and_its_end_announced(
         assert ending.count() == (1 if few else 0)
         if few:
             assert ending.inner_text() == i18n.translate(locale, "stack.ending")
+        if few and viewport == "phone":
+            # One line on the board; the rule opens under it when tapped.
+            assert not ending.is_visible()
+            height = chip.bounding_box()
+            page.get_by_test_id("stack-chip").click()
+            assert ending.is_visible() and chip.bounding_box() == height
         # Over the board, on its left (the board is a map), clear of the zoom buttons.
         box, board, zoom = (
             page.get_by_test_id(t).bounding_box() for t in ("stack-chip", "board", "zoom-in")

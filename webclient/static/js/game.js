@@ -103,7 +103,9 @@ export class GamePage {
     this.playback = h("div", { class: "playback", testid: "playback" });
     this.caption = h("p", { class: "caption", testid: "caption", "aria-hidden": "true" });
     // The tiles left in the stack, always on the board; a warning once the end is near.
-    this.stackChip = h("p", { class: "stack-chip", testid: "stack-chip" });
+    // On a phone the end's rule opens under the counts when they are tapped.
+    this.stackChip = h("p", { class: "stack-chip", testid: "stack-chip",
+      onclick: () => this.stackChip.classList.toggle("open") });
     this.dock = h("div", { class: "dock", testid: "dock" });
     // A desktop's Confirm, Start over and Undo, over the board's bottom.
     this.actionBar = h("div", { class: "action-bar", testid: "action-bar" });
@@ -824,6 +826,7 @@ export class GamePage {
     this.stackChip.classList.toggle("ending", ending);
     if (!active || !stack) return;
     const counts = h("span", {}, t("deck.counts", { island_tiles: stack.island ?? 0, sea_tiles: stack.sea ?? 0 }));
+    if (!ending) this.stackChip.classList.remove("open");
     this.stackChip.replaceChildren(counts, ...(ending ? [h("span", { class: "stack-ending", testid: "stack-ending" }, t("stack.ending"))] : []));
   }
 
