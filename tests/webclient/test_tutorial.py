@@ -99,10 +99,16 @@ class Learner:
 
     def read_tip(self, shots: dict[str, str]) -> str:
         """Read the tip on screen (a screenshot if asked), then dismiss it."""
-        tip = self.coach_tip()
+        # The tip and its text read at once (a decision just made may bring the next tip).
+        tip, text = self.page.evaluate(
+            """() => {
+              const coach = document.querySelector("[data-testid=coach]:not([hidden])");
+              return [coach?.dataset.tip || null, coach?.querySelector("[data-testid=coach-text]")?.innerText];
+            }"""
+        )
         assert tip is not None
         self.tips.append(tip)
-        self.texts[tip] = self.page.get_by_test_id("coach-text").inner_text()
+        self.texts[tip] = text
         if tip == "settle":
             self.suggested_settle = True
             self.settle_cost = settle_cost(self.snapshot()["view"], seat_of(self.page, self.game))
@@ -363,6 +369,40 @@ def test_the_tutorial_runs_to_its_end_in_every_locale(
         assert coach["x"] >= left or right <= board["x"]
     assert errors == []
 
+
+
+def test_a_tip_the_player_decided_with_does_not_come_again(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    """The set-up tip left open while the first ship is placed: it has been read, so
+    the second set-up decision (after the bot's) does not show it again."""
+    page = open_page(browser, gateway, "en", DESKTOP)
+    errors: list[str] = []
+    watch_errors(page, errors)
+    try:
+        page.get_by_test_id("learn").click()
+        game = game_id(page)
+        learner = Learner(page, api, game, seed=4)
+        page.wait_for_function(
+            "document.querySelector('[data-testid=coach]')?.dataset.tip === 'welcome'"
+        )
+        page.get_by_test_id("coach-next").click()
+        page.wait_for_function("document.querySelector('[data-testid=coach]')?.dataset.tip === 'setup'")
+        # Decided with the tip still open (its "Got it" never pressed).
+        before = state(page)["sequence"]
+        page.locator("[data-testid=board] [data-testid=target]").first.click()
+        page.get_by_test_id("confirm").click()
+        page.wait_for_function(f"document.body.dataset.sequence !== '{before}'")
+        page.wait_for_function(
+            "document.body.dataset.myturn === '1' && document.body.dataset.playing !== '1'"
+        )
+        page.wait_for_timeout(300)
+        assert learner.coach_tip() != "setup", learner.coach_tip()
+        seen = page.evaluate(f"JSON.parse(localStorage.getItem('tongiaki.coach.{game}'))")
+        assert "setup" in seen, seen
+    finally:
+        page.context.close()
+    assert errors == []
 
 def test_help_mode_names_the_pieces_of_the_board_and_picks_nothing(
     browser: Browser, gateway: Running, api: Api

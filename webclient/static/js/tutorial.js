@@ -1,6 +1,7 @@
 // The coach of a tutorial game: the moment a kind of decision or a sign on the
 // screen first comes up, it explains it in a card over the board. Each tip is
-// shown once (remembered per game in this browser); "Got it" shows the next.
+// shown once (remembered per game in this browser); "Got it", or a decision made
+// with the tip on screen, shows the next.
 // The texts are catalog messages `coach.<tip>.title` and `coach.<tip>`.
 
 import { h } from "./dom.js";
@@ -24,6 +25,9 @@ const LESSON = TIPS.filter((tip) => !["graduate", "no_ship", "end"].includes(tip
 // Tips about a situation that passes (a decision, a pick): a tip left unread when
 // its moment has passed waits for the next time it comes up.
 const PASSING = new Set(["setup", "turn", "emigrate", "route", "land", "royal", "settle", "place", "settle_ship", "no_ship"]);
+
+// Tips that end the lesson: they stay until the player answers them.
+const FINAL = new Set(["graduate", "end"]);
 
 // Acts that begin a turn (the player's own count says when to suggest a New settlement).
 const TURN_ACTS = new Set(["expand", "royal", "settle", "tonga", "single"]);
@@ -73,12 +77,23 @@ export class Coach {
     }).length;
   }
 
+  // The decisions the player has made so far (from the log).
+  ownDecisions(me) {
+    return this.page.chronicle.items.filter((item) => colourName(item.entry.action_applied?.player) === me).length;
+  }
+
   // After every render of the game page: what is on screen now that was never explained?
   update() {
     const page = this.page;
     const view = page.view;
     if (!view || !page.seat) return;
     const me = colourName(page.seat.colour);
+    // A tip the player decided with on screen has been read: it never comes again,
+    // and the next one takes its place (a tip about a decision once its moment has
+    // passed, below; one about the board after two decisions).
+    const open = this.node.hidden ? "" : this.node.dataset.tip;
+    if (open && !FINAL.has(open) && !PASSING.has(open) && this.ownDecisions(me) >= this.shownAt + 2) this.read(open);
+    this.queue = this.queue.filter((tip) => !this.seen.has(tip));
     this.now = new Set();
     this.offer("welcome");
     const tiles = view.tiles ?? [];
@@ -108,6 +123,7 @@ export class Coach {
     }
     if (view.result?.length) this.offer("end");
     else if (LESSON.every((tip) => this.seen.has(tip))) this.offer("graduate");
+    if (PASSING.has(open) && !this.now.has(open)) this.read(open);
     this.queue = this.queue.filter((tip) => !PASSING.has(tip) || this.now.has(tip));
     // The decision on screen is explained first; the signs of the board can wait. A
     // tip being read stays until it is dismissed.
@@ -115,6 +131,11 @@ export class Coach {
     const urgent = (tip) => (tip === shown ? -1 : tip === "welcome" || PASSING.has(tip) ? 0 : 1);
     this.queue.sort((a, b) => urgent(a) - urgent(b));
     this.show();
+  }
+
+  read(tip) {
+    this.seen.add(tip);
+    this.save();
   }
 
   next() {
@@ -192,6 +213,7 @@ export class Coach {
     if (this.node.dataset.tip === (tip ?? "")) return;
     this.node.dataset.tip = tip ?? "";
     this.node.hidden = !tip;
+    this.shownAt = this.page.seat ? this.ownDecisions(colourName(this.page.seat.colour)) : 0;
     if (!tip) {
       this.node.replaceChildren();
       return;
