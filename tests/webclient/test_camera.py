@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 import time
 from typing import Any
 
@@ -921,6 +922,64 @@ def test_the_last_round_can_be_paused_and_looked_at_move_by_move(
             page.get_by_test_id("pause").click()
         page.wait_for_function("document.body.dataset.playing === '0'", timeout=120000)
         assert page.get_by_test_id("pause").is_hidden()
+    finally:
+        context.close()
+    assert errors == []
+
+
+#: The board's island tiles: each one's hex and number of beaches (from the catalogue).
+ISLANDS = """
+async () => {
+  const { tile } = await import("/static/js/geometry.js");
+  return [...document.querySelectorAll("[data-testid=board] [data-testid=tile]")]
+    .map((n) => ({ hex: n.dataset.hex, info: tile(n.dataset.tile ?? "") }))
+    .filter((x) => x.info?.kind === "island")
+    .map((x) => ({ hex: x.hex, beaches: x.info.beaches.length }));
+}
+"""
+
+
+@pytest.mark.parametrize(("size", "viewport"), [("desktop", DESKTOP), ("phone", PHONE)])
+def test_an_islands_beach_fills_show_under_the_pointer_or_a_tap(
+    browser: Browser, gateway: Running, grown: dict[str, Any], size: str, viewport: Any
+) -> None:
+    """At "fit" a beach's fill is not drawn; the island under the pointer (or tapped on a
+    phone) shows each of its beaches' number and fill, and they go when it leaves."""
+    context = browser.new_context(viewport=viewport, has_touch=size == "phone")
+    context.add_init_script(INSTANT)
+    page = context.new_page()
+    errors: list[str] = []
+    watch_errors(page, errors)
+    try:
+        game = grown["game"]
+        page.goto(f"{gateway.url}/games/{game}?lang=en")
+        page.get_by_test_id("winner").wait_for()
+        page.get_by_test_id("zoom-fit").click()
+        fills = page.locator("[data-testid=board] .layer-fills [data-testid=beach-fill]")
+        assert fills.count() == 0
+        islands = page.evaluate(ISLANDS)
+        assert islands
+        island = islands[len(islands) // 2]
+        box = page.locator(
+            f'[data-testid=board] [data-testid=tile][data-hex="{island["hex"]}"]'
+        ).bounding_box()
+        assert box is not None
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        if size == "phone":
+            page.touchscreen.tap(x, y)
+        else:
+            page.mouse.move(x, y)
+        page.wait_for_function(
+            "n => document.querySelectorAll('.layer-fills [data-testid=beach-fill]').length === n",
+            arg=island["beaches"],
+        )
+        for text in fills.evaluate_all("nodes => nodes.map((n) => n.textContent)"):
+            assert re.fullmatch(r"\d+/\d+", text), text
+        assert fills.first.is_visible()
+        shot(page, f"fills-{size}")
+        if size == "desktop":
+            page.mouse.move(1, 1)
+            page.wait_for_function("!document.querySelector('.layer-fills [data-testid=beach-fill]')")
     finally:
         context.close()
     assert errors == []

@@ -80,7 +80,7 @@ export class Board {
     // choice being made, the targets and their hit areas, the islands' labels (a
     // ring never hides a name; labels let pointers through), beach numbers (above
     // the names), then voyages.
-    for (const name of ["tiles", "dangers", "under", "ships", "ghosts", "targets", "labels", "numbers", "voyage", "spot"]) {
+    for (const name of ["tiles", "dangers", "under", "ships", "ghosts", "targets", "labels", "numbers", "fills", "voyage", "spot"]) {
       this.layers[name] = el("g", { class: `layer-${name}` }, this.svg);
     }
     // The choice previewed, pointed at again, confirms it (game.js "confirm").
@@ -127,6 +127,7 @@ export class Board {
     const before = this.view;
     this.view = view;
     for (const name of ["tiles", "dangers", "under", "ships", "labels", "ghosts", "targets", "numbers"]) this.layers[name].replaceChildren();
+    this.hideFills();
     this.layouts.clear();
     this.labelOf = new Map();
     this.dangerSpots = [];
@@ -535,16 +536,34 @@ export class Board {
   // A beach's number and how full it is ("2/3": ships on it or being put there,
   // moorings), over the islands' names (which grow when the view is wide): never
   // hidden by one.
-  beachLabel(q, r, b, at) {
+  beachLabel(q, r, b, at, layer = this.layers.numbers) {
     const beach = this.layouts.get(`${q},${r}`)?.[b];
     const key = `${q},${r},${b}`;
-    const g = growing(at.x, at.y, this.layers.numbers, { "data-testid": "beach-label", "data-of": key });
+    const g = growing(at.x, at.y, layer, { "data-testid": "beach-label", "data-of": key });
     const number = el("text", { class: "target-label beach-number", "data-testid": "beach-number" }, g);
     number.textContent = String(b + 1);
     const fill = el("text", { y: 15, class: "target-label beach-fill", "data-testid": "beach-fill" }, g);
     // The ships on it now, and those the choice being made puts there.
     const pending = (this.ghosts ?? []).filter((ghost) => ghost.beach === key).length;
     fill.textContent = `${this.shipsOn(key) + pending}/${beach?.slots.length ?? 0}`;
+  }
+
+  // An island's beaches, their numbers and how full they are, while the pointer is
+  // over it (or after a tap on it), where no choice shows them already.
+  showFills(q, r) {
+    const layer = this.layers.fills;
+    const key = `${q},${r}`;
+    if (layer.dataset.hex === key) return;
+    this.hideFills();
+    const beaches = this.layouts.get(key);
+    if (!beaches || this.layers.numbers.querySelector(`[data-of^="${key},"]`)) return;
+    layer.dataset.hex = key;
+    beaches.forEach((beach, b) => this.beachLabel(q, r, b, polar(centre(q, r), beach.angle, SIZE * 0.9), layer));
+  }
+
+  hideFills() {
+    this.layers.fills.replaceChildren();
+    delete this.layers.fills.dataset.hex;
   }
 
   // Targets' hit areas a finger's size, apart from their neighbours'.
@@ -836,10 +855,19 @@ export class Board {
     // A click on the board that is no target (nor a drag): the hex it hit, to the page
     // (another island picked while a choice is under way starts that one instead).
     this.svg.addEventListener("click", (event) => {
-      if (moved || !this.onHex || event.target.closest?.(".target, .layer-ghosts")) return;
+      if (moved || event.target.closest?.(".target, .layer-ghosts")) return;
       const p = this.toBoard(event.clientX, event.clientY);
-      this.onHex(...hexAt(p.x, p.y));
+      const [q, r] = hexAt(p.x, p.y);
+      // A tap on an island shows its beaches' fills (a pointer shows them on hover).
+      if (event.pointerType !== "mouse") this.showFills(q, r);
+      this.onHex?.(q, r);
     });
+    this.svg.addEventListener("pointermove", (event) => {
+      if (event.pointerType !== "mouse" || pointers.size) return;
+      const p = this.toBoard(event.clientX, event.clientY);
+      this.showFills(...hexAt(p.x, p.y));
+    });
+    this.svg.addEventListener("pointerleave", () => this.hideFills());
     this.svg.addEventListener("pointermove", (event) => {
       if (!pointers.has(event.pointerId)) return;
       const before = pointers.get(event.pointerId);
