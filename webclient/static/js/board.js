@@ -457,7 +457,8 @@ export class Board {
         }
       } else if (type === "jetty") {
         const [q, r, , d] = rest.split(",").map(Number);
-        const p = towards(q, r, d, 0.8);
+        // Out at the jetty's end, off the ships on its beach.
+        const p = towards(q, r, d, 0.95);
         node = el("g", { class: "target target-jetty" });
         el("circle", { cx: p.x, cy: p.y, r: 13, class: "target-dot" }, node);
         el("circle", { cx: p.x, cy: p.y, r: 13, class: "target-hit" }, node);
