@@ -146,6 +146,11 @@ def test_undo_against_a_bot_gives_back_the_engines_board(
         assert after["view"] == before["view"]
         assert int(after["sequence"]) == sequence + 2
         assert page.get_by_test_id("take-back").count() == 0
+        # The undone decision stays in the log, struck through and marked as undone.
+        undone = page.locator("[data-testid=log-line].undone")
+        undone.first.wait_for(state="attached")
+        assert undone.count() == 1
+        assert undone.get_by_test_id("undone").inner_text() == catalog(locale)["log.undone"]
     finally:
         context.close()
     assert errors == []

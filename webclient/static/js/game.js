@@ -1110,6 +1110,18 @@ export class GamePage {
       this.logRendered = 0;
     }
     for (const item of items.slice(this.logRendered)) {
+      // A take-back: the lines it undid (the player's decision and any bot moves
+      // after it) stay, struck through and marked.
+      const back = item.entry.action_taken_back;
+      if (back) {
+        for (const li of this.logList.querySelectorAll("li[data-sequence]:not(.undone)")) {
+          const at = Number(li.dataset.sequence);
+          if (at >= Number(back.taken_back) && at < item.sequence) {
+            li.classList.add("undone");
+            li.append(h("span", { class: "line undone-mark", testid: "undone" }, t("log.undone")));
+          }
+        }
+      }
       if (!item.lines.length) continue;
       // Each line links to the board: pointing at it (or focusing, or tapping it)
       // shows where it happened.
