@@ -46,7 +46,7 @@ function spotHexes(hexes, onSpot) {
 const spot = (hex, onSpot) => spotHexes([hex.split(",").map(Number)], onSpot);
 
 // The card (what changed for the points and this player's ships, or that nothing
-// did), and under it, folded, the others' moves in the log's words (`moves`:
+// did), and under it, folded, the others' moves in the log's words, a line each (`moves`:
 // [{ lines, hexes }]); null when the others made no move.
 // `yours`: what this player's own last move brought about that they did not pick
 // (a voyage failed, ships sent home), in the log's words.
@@ -65,5 +65,5 @@ export function renderSince({ points, islands }, onSpot, moves = [], yours = [])
         t("since.island", { island: i.island, now: i.now, was: i.was })))) : null,
     told.length ? h("details", { testid: "since-moves" }, h("summary", {}, t("since.moves")),
       h("ul", {}, ...told.map((m) => h("li", { class: m.hexes.length ? "linked" : null, tabindex: m.hexes.length ? "0" : null,
-        ...(m.hexes.length ? spotHexes(m.hexes, onSpot) : {}) }, sentences(m.lines))))) : null);
+        ...(m.hexes.length ? spotHexes(m.hexes, onSpot) : {}) }, ...m.lines.map((line) => h("span", { class: "line" }, line)))))) : null);
 }
