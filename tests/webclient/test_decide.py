@@ -892,6 +892,44 @@ def test_a_picked_open_end_shows_where_the_tile_goes(browser: Browser, gateway: 
     assert out["before"] is None and out["after"] == out["want"], out
 
 
+
+ROYAL_PREVIEW = """
+async () => {
+  const { GamePage } = await import("/static/js/game.js");
+  const { Picker } = await import("/static/js/choices.js");
+  const { Board } = await import("/static/js/board.js");
+  const page = Object.create(GamePage.prototype);
+  Object.defineProperty(page, "seat", { value: { colour: "COLOUR_RED" } });
+  page.sequence = 3;
+  const decision = {
+    kind: "DECISION_KIND_TURN", player: "COLOUR_RED",
+    options: [{ expand: { island: {}, beaches: [1] } }, { royal: { island: {} } }, { settle: {} }],
+  };
+  const view = { tiles: [{ at: {}, tile: "tonga" }], beaches: [], royal: [], decision };
+  page.picker = new Picker(decision);
+  const instruction = page.renderDecision(view).querySelector("[data-testid=instruction]").textContent;
+  const holder = document.createElement("div");
+  document.body.append(holder);
+  const board = new Board(holder, () => {});
+  board.render(view, page.picker, page.preview(view));
+  const before = holder.querySelectorAll("[data-testid=royal-ghost]").length;
+  page.picker.pick("royal:0,0");
+  board.render(view, page.picker, page.preview(view));
+  const ghost = holder.querySelector("[data-testid=royal-ghost]");
+  return { instruction, before, after: Boolean(ghost), colour: ghost?.dataset.colour };
+}
+"""
+
+
+def test_a_royal_island_is_told_where_to_pick_and_previewed(
+    browser: Browser, gateway: Running
+) -> None:
+    """A turn that may found a royal island says where its crown is; the crown picked,
+    the board shows the mask it would place before Confirm."""
+    out = on_lobby(browser, gateway.url, ROYAL_PREVIEW)
+    assert i18n.translate("en", "hint.royal_where") in out["instruction"], out
+    assert out["before"] == 0 and out["after"] and out["colour"] == "red", out
+
 MAY_END = """
 async ([island, sea]) => {
   const { GamePage } = await import("/static/js/game.js");

@@ -163,6 +163,8 @@ export class Board {
     }
     this.ghosts = options.ghosts ?? [];
     for (const ghost of this.ghosts) this.drawGhost(ghost);
+    // A royal island being founded: its mask, as it will stand.
+    if (options.royal) this.drawMask(options.royal, true);
     if (options.path) this.drawPath(options.path);
     // A picked open end: the new tile's place, dashed.
     if (options.slot) el("polygon", { points: corners(...options.slot, SIZE * 0.94), class: "slot-ghost", "data-testid": "slot-ghost" }, this.layers.ghosts);
@@ -375,14 +377,14 @@ export class Board {
     }
   }
 
-  drawMask(royal) {
+  drawMask(royal, preview = false) {
     const [q, r] = hexOf(royal.island);
     const c = centre(q, r);
     const colour = colourName(royal.colour);
     // In the lower part of the island, where its crown was picked (app.css moves it
     // over the name when the view is wide, where the counts take that place); it
     // grows with the name: who holds it reads from afar.
-    const g = el("g", { class: "royal", "data-testid": "royal", "data-colour": colour },
+    const g = el("g", { class: preview ? "royal royal-ghost" : "royal", "data-testid": preview ? "royal-ghost" : "royal", "data-colour": colour },
       this.labelOf.get(`${q},${r}`) ?? growing(c.x, c.y, this.layers.labels));
     el("path", { d: "M-14,24h28v8q0,14-14,18q-14,-4-14,-18z", fill: FILL[colour], class: "mask" }, g);
     shipPath(colour, 0, 34, 4.5, g, { class: "mask-mark" });

@@ -735,6 +735,7 @@ export class GamePage {
     let path = null;
     let slot = null;
     let taking = null;
+    let royal = null;
     // With one option left, the board shows it whole, picked or not.
     const left = picker.remaining();
     for (const key of left.length === 1 ? left[0].stages.flat() : picker.picks) {
@@ -742,13 +743,17 @@ export class GamePage {
       if (["beach", "tonga", "single"].includes(type)) ghost(rest[0], me);
       else if (type === "land" && rest[0] !== "none") ghost(`${hexKey(view.decision.island)},${rest[0]}`, rest[1]);
       else if (type === "take") taking = { beach: rest[0], colour: me };
+      else if (type === "royal") {
+        const [q, r] = rest[0].split(",").map(Number);
+        royal = { island: { q, r }, colour: this.seat?.colour ?? "COLOUR_YELLOW" };
+      }
       else if (type === "jetty") path = this.voyagePath(view, rest[0].split(",").map(Number));
       else if (type === "end") {
         const [q, r, d] = rest[0].split(",").map(Number);
         slot = neighbour(q, r, d);
       }
     }
-    return { ghosts, path, slot, taking };
+    return { ghosts, path, slot, taking, royal };
   }
 
   // The route a group sailing from beach (q, r, b) through jetty `dir` would take
@@ -953,7 +958,9 @@ export class GamePage {
     if (kind === "turn" && !picker.picks.length && next.includes("take")) return t("hint.take");
     if (kind === "turn" && !picker.picks.length) {
       const acts = [...new Set(picker.options.map((o) => Object.keys(o.action)[0]))];
-      return t("hint.can", { acts: disjunction(acts.map((a) => td(`act.${a}`))) });
+      const can = t("hint.can", { acts: disjunction(acts.map((a) => td(`act.${a}`))) });
+      // Where a royal island is founded: its crown is easily taken for a part of the island.
+      return acts.includes("royal") ? `${can} ${t("hint.royal_where")}` : can;
     }
     if (picker.picks.length && (next.includes("beach") || next.includes("tonga")) && least > 0) {
       return least === most ? tn("pick.more_beaches", least) : tn("pick.up_to_beaches", most);
