@@ -745,7 +745,7 @@ export class GamePage {
       else if (type === "take") taking = { beach: rest[0], colour: me };
       else if (type === "royal") {
         const [q, r] = rest[0].split(",").map(Number);
-        royal = { island: { q, r }, colour: this.seat?.colour ?? "COLOUR_YELLOW" };
+        royal = { island: { q, r }, colour: wireColour(me) };
       }
       else if (type === "jetty") path = this.voyagePath(view, rest[0].split(",").map(Number));
       else if (type === "end") {
