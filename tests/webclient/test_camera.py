@@ -983,3 +983,38 @@ def test_an_islands_beach_fills_show_under_the_pointer_or_a_tap(
     finally:
         context.close()
     assert errors == []
+
+
+@pytest.mark.parametrize("locale", ["en", "fi"])
+def test_a_compass_names_the_directions_the_log_uses(
+    browser: Browser, gateway: Running, grown: dict[str, Any], locale: str
+) -> None:
+    """Beside the zoom buttons a rose of the six directions, north named in the page's
+    language, at a readable size, clear of the buttons; not on a phone's crowded strip."""
+    for viewport in (DESKTOP, PHONE):
+        page = browser.new_page(viewport=viewport)
+        try:
+            page.goto(f"{gateway.url}/games/{grown['game']}?lang={locale}")
+            page.get_by_test_id("winner").wait_for()
+            rose = page.get_by_test_id("compass")
+            if viewport is PHONE:
+                assert not rose.is_visible()
+                continue
+            assert rose.is_visible()
+            assert rose.locator("line").count() == 6
+            north = rose.locator("text")
+            assert north.text_content() == i18n.translate(locale, "dir.3")
+            box, label, fit = (
+                north.bounding_box(),
+                rose.bounding_box(),
+                page.get_by_test_id("zoom-fit").bounding_box(),
+            )
+            assert box is not None and label is not None and fit is not None
+            assert box["height"] >= 11 and box["x"] >= label["x"] - 1
+            assert box["x"] + box["width"] <= label["x"] + label["width"] + 1, (box, label)
+            assert label["y"] >= fit["y"] + fit["height"], (label, fit)
+            help_box = page.get_by_test_id("help-toggle").bounding_box()
+            assert help_box is not None and label["y"] >= help_box["y"] + help_box["height"]
+            shot(page, f"compass-{locale}")
+        finally:
+            page.close()

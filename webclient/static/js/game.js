@@ -8,7 +8,7 @@ import { Picker } from "./choices.js";
 import { h } from "./dom.js";
 import { disjunction, t, td, tn, list, has } from "./i18n.js";
 import { swatch } from "./ships.js";
-import { tile, neighbour, centre, towards, curveControl } from "./geometry.js";
+import { tile, neighbour, centre, towards, curveControl, angleOf } from "./geometry.js";
 import { entryHexes } from "./camera.js";
 import { Chronicle, fetchEntries } from "./history.js";
 import { prefs, SPEEDS } from "./settings.js";
@@ -27,6 +27,36 @@ import { colourName, wireColour, stateName, kindOf, hexKey } from "./wire.js";
 
 // How long an entry stays on screen before the next is shown, at speed 1 (ms).
 const HOLD = 900;
+// The six directions the log names, as a rose over the board's corner (north up,
+// as on the board, which is never turned).
+function compass() {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", "-40 -40 80 80");
+  svg.setAttribute("class", "compass");
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-label", [3, 4, 5, 0, 1, 2].map((d) => td(`dir.${d}`)).join(", "));
+  svg.dataset.testid = "compass";
+  const disc = document.createElementNS(ns, "circle");
+  disc.setAttribute("cy", "8");
+  disc.setAttribute("r", "27");
+  svg.append(disc);
+  for (let dir = 0; dir < 6; dir += 1) {
+    const a = angleOf(dir);
+    const line = document.createElementNS(ns, "line");
+    line.setAttribute("y1", "8");
+    line.setAttribute("x2", (22 * Math.cos(a)).toFixed(1));
+    line.setAttribute("y2", (8 + 22 * Math.sin(a)).toFixed(1));
+    line.setAttribute("class", dir === 3 ? "north" : "");
+    svg.append(line);
+  }
+  const north = document.createElementNS(ns, "text");
+  north.setAttribute("y", "-28");
+  north.textContent = td("dir.3");
+  svg.append(north);
+  return svg;
+}
+
 // The strip at a desktop board's bottom kept clear for the action bar (rem).
 const BAR_REM = 4.5;
 // How many recent entries' boards are kept (to play the last round again).
@@ -99,6 +129,7 @@ export class GamePage {
       h("button", { type: "button", testid: "zoom-out", "aria-label": t("board.zoom_out"), onclick: () => this.board.zoomStep(1.5) }, "−"),
       h("button", { type: "button", testid: "zoom-fit", "aria-label": t("board.fit"), onclick: () => this.board.camera.showAll() }, "⤢")));
     this.help = new HelpMode(this.boardArea);
+    this.boardArea.append(compass());
     this.boardHint = h("p", { class: "board-hint", testid: "board-hint" });
     this.playback = h("div", { class: "playback", testid: "playback" });
     this.caption = h("p", { class: "caption", testid: "caption", "aria-hidden": "true" });
