@@ -548,6 +548,55 @@ class Game:
             self._position = graph.position(self._ships)
         return graph, self._position
 
+    def _lands_quietly(self, at: Hex, b: int, d: int) -> bool:
+        """Whether emigrating from beach ``b`` at ``at`` out of ``d`` is quiet (R11): it
+        draws no tile, no path is more dangerous than the group's colour count and every
+        ship finds a mooring. Walks the tiles, as the R11 graph's routes do, without the
+        graph."""
+        tiles = self._tiles
+        group = self._ships[at][b]
+        colours = 0
+        (q, r), heading = at, d
+        while True:
+            dq, dr = DIRECTIONS[heading]
+            q += dq
+            r += dr
+            placed = tiles.get((q, r))
+            if placed is None:
+                return False  # it draws a tile
+            tile, rot = placed
+            if tile.is_island:
+                dest = (q, r)
+                if dest in self._royal:
+                    dest = at  # bounced back to the island it left (R6)
+                free = sum(tiles[dest][0].moorings) - sum(map(len, self._ships[dest]))
+                if dest == at:
+                    free += len(group)
+                return len(group) <= free
+            leave, danger = tile.exits[(heading + 3 - rot) % 6]
+            if danger:
+                if not colours:
+                    colours = len(set(group))
+                if danger > colours:
+                    return False
+            heading = (leave + rot) % 6
+
+    def _some_voyage_loud(self) -> bool:
+        """Whether some jetty of some full beach has a loud emigration (then R11 is moot)."""
+        return any(
+            not self._lands_quietly(at, b, d)
+            for at, b in self._full
+            for d in self._jetty_dirs(at, b)
+        )
+
+    def _allowed_emigration(self, at: Hex, b: int, d: int) -> bool:
+        """R11.1 for one emigration: loud ones always (told without the graph when it is
+        not built), quiet ones if some landing after them can end."""
+        if self._graph is None and not self._lands_quietly(at, b, d):
+            return True
+        graph, position = self._quiet_position()
+        return graph.allowed_emigration(position, at, b, d)
+
     def _emit(self, kind: str, **fields: Json) -> None:
         self._events.append({"kind": kind, **fields})
 
@@ -703,6 +752,11 @@ class Game:
     def _continue_chain(self) -> None:
         """R7 and R11: emigrate while a beach is full; clear endless cycles; end the turn."""
         while self._full:
+            if self._graph is None and self._some_voyage_loud():
+                # R11: a loud emigration is there, so the position ends by itself
+                # (what the graph's search would answer first, without building it).
+                self._kind = EMIGRATE
+                return
             graph, position = self._quiet_position()
             if graph.can_end(position):
                 self._kind = EMIGRATE
@@ -735,8 +789,6 @@ class Game:
         q, r, b = action["beach"]
         start = (q, r)
         heading = action["dir"]
-        graph, position = self._quiet_position()
-        quiet = graph.is_quiet(position, start, b, heading)
         ships = list(self._ships[start])
         group = ships[b]
         ships[b] = ()
@@ -752,6 +804,7 @@ class Game:
         )
         colours = len(set(group))
         here = start
+        drew = False
         while True:
             ahead = neighbour(here, heading)
             placed = self._tiles.get(ahead)
@@ -763,6 +816,7 @@ class Game:
                     self._finish()
                     return
                 placed = self._tiles[ahead]
+                drew = True
             tile, rot = placed
             if tile.is_island:
                 if ahead in self._royal:
@@ -770,6 +824,9 @@ class Game:
                         "bounced", at=_hex(ahead), owner=self._royal[ahead], back_to=_hex(start)
                     )
                     ahead = start
+                # Quiet (R11): no tile drawn, no failure at sea, and every ship finds a
+                # mooring (the beach it left is empty now).
+                quiet = not drew and len(group) <= sum(self._free(ahead))
                 self._ask_landing(ahead, group, restricted=quiet)
                 return
             enter = (opposite(heading) - rot) % 6
@@ -941,11 +998,10 @@ class Game:
 
     def _emigrate_options(self) -> list[Keyed]:
         """R7 with R11.1: every jetty of every full beach, quiet ones only if they can end."""
-        graph, position = self._quiet_position()
         return [
             _emigrate_option(at[0], at[1], b, d)
             for at, b, d in self._emigrations()
-            if graph.allowed_emigration(position, at, b, d)
+            if self._allowed_emigration(at, b, d)
         ]
 
     def _emigrations(self) -> list[tuple[Hex, int, int]]:
@@ -980,12 +1036,11 @@ class Game:
     def _random_emigration(self, below: Callable[[int], int]) -> Action:
         """One of :meth:`_emigrate_options`, uniformly; R11.1 is checked only for draws."""
         candidates = self._emigrations()
-        graph, position = self._quiet_position()
         while True:
             at, b, d = _take_one(candidates, below)
             # This decision is only asked when the position can end (R11), so some
             # candidate is allowed: the last one left needs no check.
-            if not candidates or graph.allowed_emigration(position, at, b, d):
+            if not candidates or self._allowed_emigration(at, b, d):
                 return {"act": "emigrate", "beach": [at[0], at[1], b], "dir": d}
 
     def _random_landing(self, below: Callable[[int], int]) -> Action:
