@@ -124,11 +124,12 @@ class Game:
         #: The last R11 analysis and the tiles placed since (None when tiles were
         #: removed or royal islands changed since): the next one grows out of it.
         self._grown: tuple[QuietGraph, tuple[tuple[Hex, Tile, int], ...]] | None = None
-        #: The open ends (R2) once a place decision asked (None: not worked out);
-        #: kept up to date as tiles are placed, forgotten when tiles are removed.
-        self._rim: frozenset[tuple[Hex, int]] | None = None
-        #: The open ends sorted, worked out when asked after the last change.
-        self._ends: tuple[tuple[Hex, int], ...] | None = None
+        #: The open ends (R2) as numbers (:func:`_end`) once a place decision asked
+        #: (None: not worked out); kept up to date as tiles are placed, forgotten
+        #: when tiles are removed.
+        self._rim: frozenset[int] | None = None
+        #: The open ends' numbers sorted, worked out when asked after the last change.
+        self._ends: tuple[int, ...] | None = None
         #: The packed position of the ships on ``_graph`` (None: not worked out yet).
         self._position: Position | None = None
         #: The full beaches, kept up to date by every change of ships (R7).
@@ -381,7 +382,7 @@ class Game:
         elif kind == LAND:
             action = self._random_landing(below)
         elif kind == PLACE:
-            (q, r), d = _draw_one(self._open_ends(), below)
+            (q, r), d = _side(_draw_one(self._end_numbers(), below))
             action = {"act": "place", "dir": d, "from": [q, r]}
         elif kind == SETTLE_SHIP:
             q, r = self._island
@@ -418,9 +419,10 @@ class Game:
         if rim is not None:
             # The sides facing ``at`` close; the new tile's own open sides open.
             q, r = at
+            side = _end(q, r, 0)
             self._rim = (rim - _facing(q, r)).union(
                 [
-                    (at, d)
+                    side + d
                     for d in _FACES[tile.id, rot]
                     if (q + DIRECTIONS[d][0], r + DIRECTIONS[d][1]) not in tiles
                 ]
@@ -501,12 +503,18 @@ class Game:
         return any(colour in s for ships in self._ships.values() for s in ships)
 
     def _open_ends(self) -> tuple[tuple[Hex, int], ...]:
-        """Open ends (R2): empty neighbours of sea tiles and of island jetties.
+        """Open ends (R2): empty neighbours of sea tiles and of island jetties, sorted.
 
-        If there are none, every empty side of a tile. The open ends are worked
-        out when a place decision first asks, then kept up to date by every
-        placed tile (until a tile is removed) and sorted when asked again; the
-        empty sides, rarely wanted, are worked out each time.
+        If there are none, every empty side of a tile.
+        """
+        return tuple(map(_side, self._end_numbers()))
+
+    def _end_numbers(self) -> tuple[int, ...]:
+        """:meth:`_open_ends` as numbers (:func:`_end`), in the same order.
+
+        The open ends are worked out when a place decision first asks, then kept
+        up to date by every placed tile (until a tile is removed) and sorted when
+        asked again; the empty sides, rarely wanted, are worked out each time.
         """
         ends = self._ends
         if ends is None:
@@ -519,16 +527,16 @@ class Game:
             self._ends = ends
         return ends or self._empty_sides(open_only=False)
 
-    def _empty_sides(self, *, open_only: bool) -> tuple[tuple[Hex, int], ...]:
-        """Sides of tiles with no neighbour (only open ends, or all of them), sorted."""
+    def _empty_sides(self, *, open_only: bool) -> tuple[int, ...]:
+        """Sides of tiles with no neighbour (only open ends, or all of them), as
+        numbers (:func:`_end`), sorted."""
         tiles = self._tiles
-        sides: list[tuple[Hex, int]] = []
-        for at, (tile, rot) in tiles.items():
+        sides: list[int] = []
+        for (q, r), (tile, rot) in tiles.items():
             faces = _FACES[tile.id, rot]
-            q, r = at
             for d, (dq, dr) in enumerate(DIRECTIONS):
                 if (q + dq, r + dr) not in tiles and (not open_only or d in faces):
-                    sides.append((at, d))
+                    sides.append(_end(q, r, d))
         return tuple(sorted(sides))
 
     def quiet_graph(self) -> QuietGraph:
@@ -904,7 +912,7 @@ class Game:
         if kind == LAND:
             return self._land_options()
         if kind == PLACE:
-            return [_place_option(at, d) for at, d in self._open_ends()]
+            return list(map(_PLACE_OPTIONS.__getitem__, self._end_numbers()))
         if kind == SETTLE_SHIP:
             q, r = self._island
             return [
@@ -1164,10 +1172,21 @@ _ACTS: dict[str, Callable[[Game, Action], None]] = {
 _EMPTY: tuple[tuple[Colours, ...], ...] = tuple(tuple(() for _ in range(n)) for n in range(7))
 
 
+def _end(q: int, r: int, d: int) -> int:
+    """The side ``d`` of hex ``(q, r)`` as one number; numbers sort as ``((q, r), d)`` do
+    (a board of 32 tiles stays well within the 512 values each coordinate has)."""
+    return ((q + 256) << 12) + ((r + 256) << 3) + d
+
+
+def _side(end: int) -> tuple[Hex, int]:
+    """The hex and side of a number from :func:`_end`."""
+    return ((end >> 12) - 256, ((end >> 3) & 511) - 256), end & 7
+
+
 @lru_cache(maxsize=4096)
-def _facing(q: int, r: int) -> frozenset[tuple[Hex, int]]:
-    """The sides of the six neighbours of ``(q, r)`` that face it."""
-    return frozenset(((q + dq, r + dr), (d + 3) % 6) for d, (dq, dr) in enumerate(DIRECTIONS))
+def _facing(q: int, r: int) -> frozenset[int]:
+    """The sides of the six neighbours of ``(q, r)`` that face it, as numbers (:func:`_end`)."""
+    return frozenset(_end(q + dq, r + dr, (d + 3) % 6) for d, (dq, dr) in enumerate(DIRECTIONS))
 
 
 _FACES: dict[tuple[str, int], frozenset[int]] = {
@@ -1188,12 +1207,18 @@ def _emigrate_option(q: int, r: int, b: int, d: int) -> Keyed:
     return key, {"act": "emigrate", "beach": [q, r, b], "dir": d}
 
 
-@lru_cache(maxsize=8192)
-def _place_option(at: Hex, d: int) -> Keyed:
-    """The option of placing a tile at the open end ``d`` of ``at`` (shared by games)."""
-    q, r = at
-    key = f'{{"act":"place","dir":{d},"from":[{q},{r}]}}'
-    return key, {"act": "place", "dir": d, "from": [q, r]}
+class _PlaceOptions(dict[int, Keyed]):
+    """The option of placing a tile at an open end, by the end's number (:func:`_end`),
+    made when first asked for and shared by games (bounded: boards keep near Tonga)."""
+
+    def __missing__(self, end: int) -> Keyed:
+        (q, r), d = _side(end)
+        key = f'{{"act":"place","dir":{d},"from":[{q},{r}]}}'
+        option = self[end] = key, {"act": "place", "dir": d, "from": [q, r]}
+        return option
+
+
+_PLACE_OPTIONS = _PlaceOptions()
 
 
 @lru_cache(maxsize=4096)
