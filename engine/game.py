@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from itertools import combinations
-from operator import eq, itemgetter
+from operator import eq, itemgetter, sub
 from typing import Any, TypeVar
 
 from .actions import validate
@@ -483,21 +483,21 @@ class Game:
         ships = list(self._ships[at])
         n = 0
         for b in beaches:
-            ships[b] = tuple(sorted((*ships[b], colour)))
+            ships[b] = _with(ships[b], colour)
             n += 1
         self._set_ships(at, tuple(ships))
         self._supply[colour] -= n
 
     def _free(self, at: Hex) -> tuple[int, ...]:
-        moorings = self._tiles[at][0].moorings
-        return tuple(m - len(s) for m, s in zip(moorings, self._ships[at], strict=True))
+        return tuple(map(sub, self._tiles[at][0].moorings, map(len, self._ships[at])))
 
     def _full_beaches(self) -> list[tuple[Hex, int]]:
         return sorted(self._full)
 
-    def _jetty_dirs(self, at: Hex, b: int) -> list[int]:
+    def _jetty_dirs(self, at: Hex, b: int) -> tuple[int, ...]:
+        """The world directions of the jetties of beach ``b`` of the island at ``at``."""
         tile, rot = self._tiles[at]
-        return [(j + rot) % 6 for j in tile.beaches[b].jetties]
+        return _JETTIES[tile.id, rot][b]
 
     def _has_ship_on_beach(self, colour: str) -> bool:
         return any(colour in s for ships in self._ships.values() for s in ships)
@@ -700,10 +700,13 @@ class Game:
         player = self.seats[self._active]
         returned = 0
         for at, ships in self._ships.items():
-            if any(player in s for s in ships):
-                kept = tuple(tuple(c for c in s if c != player) for s in ships)
-                returned += sum(len(s) for s in ships) - sum(len(s) for s in kept)
-                self._set_ships(at, kept)
+            for s in ships:
+                if player in s:
+                    break
+            else:
+                continue
+            returned += sum(s.count(player) for s in ships)
+            self._set_ships(at, tuple(_without(s, player) for s in ships))
         self._supply[player] += returned
         self._emit("settlement_started", player=player, returned=returned)
         self._ask_place("settle")
@@ -875,8 +878,8 @@ class Game:
         ships = list(self._ships[(q, r)])
         for b, colour in action["ships"]:
             left.remove(colour)
-            ships[b] = (*ships[b], colour)
-        self._set_ships((q, r), tuple(tuple(sorted(s)) for s in ships))
+            ships[b] = _with(ships[b], colour)
+        self._set_ships((q, r), tuple(ships))
         for colour in left:
             self._supply[colour] += 1
         self._events.append(
@@ -948,8 +951,9 @@ class Game:
         """
         player = self.seats[self._active]
         supply = self._supply[player]
+        every = self._ships
         mine: dict[Hex, int] = {}
-        for at, ships in self._ships.items():
+        for at, ships in every.items():
             n = 0
             for s in ships:
                 if player in s:
@@ -961,11 +965,11 @@ class Game:
             # R5: expand on an island with ships of one's own (R5.3: take one first
             # when the supply is empty); R9: found a royal island.
             takes: tuple[tuple[int, int, int], ...] | None = None
-            for (q, r), n in mine.items():
-                beaches = len(self._ships[(q, r)])
+            for at, n in mine.items():
+                beaches = len(every[at])
                 if supply:
-                    expansions = _expansions(q, r, beaches, min(n, beaches, supply))
-                    groups.append((len(expansions), "expand", ((q, r), expansions)))
+                    expansions = _expansions(at, beaches, min(n, beaches, supply))
+                    groups.append((len(expansions), "expand", (at, expansions)))
                     continue
                 if takes is None:
                     takes = tuple(
@@ -974,7 +978,7 @@ class Game:
                         for b, s in enumerate(self._ships[t])
                         if player in s
                     )
-                groups.append((len(takes) * beaches, "take", ((q, r), beaches, takes)))
+                groups.append((len(takes) * beaches, "take", (at, beaches, takes)))
             if self._founded[player] < 2:
                 for at, n in mine.items():
                     # Alone on the island: every ship on it is one of the player's n.
@@ -1169,6 +1173,14 @@ _ACTS: dict[str, Callable[[Game, Action], None]] = {
     "settle_ship": Game._act_settle_ship,
 }
 
+#: Per island tile and rotation: the world directions of each beach's jetties.
+_JETTIES: dict[tuple[str, int], tuple[tuple[int, ...], ...]] = {
+    (t.id, rot): tuple(tuple((j + rot) % 6 for j in beach.jetties) for beach in t.beaches)
+    for t in TILES.values()
+    if t.is_island
+    for rot in range(6)
+}
+
 _EMPTY: tuple[tuple[Colours, ...], ...] = tuple(tuple(() for _ in range(n)) for n in range(7))
 
 
@@ -1222,11 +1234,12 @@ _PLACE_OPTIONS = _PlaceOptions()
 
 
 @lru_cache(maxsize=4096)
-def _expansions(q: int, r: int, beaches: int, k: int) -> tuple[Keyed, ...]:
-    """R5.2's expansions on the island at ``(q, r)`` without a take, remembered.
+def _expansions(at: Hex, beaches: int, k: int) -> tuple[Keyed, ...]:
+    """R5.2's expansions on the island at ``at`` without a take, remembered.
 
     Options are never changed once made, so games share them.
     """
+    q, r = at
     return tuple(
         (
             f'{{"act":"expand","beaches":[{listed}],"island":[{q},{r}],"take":null}}',
@@ -1307,6 +1320,25 @@ def _tonga_option(b1: int, b2: int) -> Keyed:
 @lru_cache(maxsize=1024)
 def _royal_option(q: int, r: int) -> Keyed:
     return f'{{"act":"royal","island":[{q},{r}]}}', {"act": "royal", "island": [q, r]}
+
+
+_WITH: dict[tuple[Colours, str], Colours] = {}
+
+
+def _with(colours: Colours, colour: str) -> Colours:
+    """The sorted colours of a beach with one more ship of ``colour`` (remembered)."""
+    key = (colours, colour)
+    found = _WITH.get(key)
+    if found is None:
+        if len(_WITH) >= 8192:
+            _WITH.clear()  # a long-running process keeps to a bounded size
+        found = _WITH[key] = tuple(sorted((*colours, colour)))
+    return found
+
+
+def _without(colours: Colours, colour: str) -> Colours:
+    """The colours of a beach without the ships of ``colour``."""
+    return tuple(c for c in colours if c != colour) if colour in colours else colours
 
 
 def _draw_one(items: Sequence[T], below: Callable[[int], int]) -> T:
