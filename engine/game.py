@@ -925,7 +925,31 @@ class Game:
 
     def _turn_options(self) -> list[Keyed]:
         """R4, R5, R9, R10: the options at the start of a turn."""
-        options: list[Keyed] = []
+        player = self.seats[self._active]
+        supply = self._supply[player]
+        if supply:
+            # The usual turn, written out: expansions without a take (R5), royal
+            # islands (R9), settling (R10); the same options as the groups give.
+            options: list[Keyed] = [_SETTLE]
+            royal = self._founded[player] < 2
+            for at, ships in self._ships.items():
+                n = 0
+                for s in ships:
+                    if player in s:
+                        n += s.count(player)
+                if n:
+                    beaches = len(ships)
+                    options += _expansions(at, beaches, min(n, beaches, supply))
+                    # Alone on the island: every ship on it is one of the player's n.
+                    if (
+                        royal
+                        and sum(map(len, ships)) == n
+                        and self._tiles[at][0].id != START_ISLAND
+                    ):
+                        options.append(_royal_option(*at))
+            if len(options) > 1:
+                return options
+        options = []
         # Every group whole, in any order (they are sorted next): as _turn_option
         # numbers them, without a call per option.
         for _, act, data in self._turn_groups():
