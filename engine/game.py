@@ -246,16 +246,18 @@ class Game:
 
     def options(self) -> tuple[Action, ...]:
         """The options of the pending decision, sorted by their canonical JSON."""
-        if self._options is None:
+        options = self._options
+        if options is None:
             if self._kind is None:
                 return ()
-            keyed = self._enumerate()
+            keyed = _LISTS[self._kind](self)
             if keyed:
                 keyed.sort(key=_first)
-                self._keys, self._options = zip(*keyed, strict=True)
+                self._keys, options = zip(*keyed, strict=True)
             else:
-                self._keys, self._options = (), ()
-        return self._options
+                self._keys = options = ()
+            self._options = options
+        return options
 
     def _context(self) -> dict[str, Json]:
         if self._kind == LAND:
@@ -347,7 +349,9 @@ class Game:
 
     def apply_option(self, index: int) -> list[Event]:
         """Apply option number ``index`` of the pending decision (bots and playouts)."""
-        options = self.options()
+        options = self._options
+        if options is None:
+            options = self.options()
         if not 0 <= index < len(options):
             raise ActionError(Reason.ILLEGAL_ACTION, f"there is no option {index}", index=index)
         return self._do(options[index])
@@ -814,19 +818,23 @@ class Game:
             }
         )
         colours = len(set(group))
-        here = start
+        (q, r), tiles = start, self._tiles
         drew = False
         while True:
-            ahead = neighbour(here, heading)
-            placed = self._tiles.get(ahead)
+            dq, dr = DIRECTIONS[heading]
+            q += dq
+            r += dr
+            ahead = (q, r)
+            back = (heading + 3) % 6  # the side of the hex ahead that faces where we are
+            placed = tiles.get(ahead)
             if placed is None:
-                tile = self._draw(ahead, opposite(heading), "voyage")
+                tile = self._draw(ahead, back, "voyage")
                 if self._stack_exhausted() and tile.is_sea:
                     self._at_sea = [*self._at_sea, *group]  # replaced: copies share it
                     self._emit("stranded", at=_hex(ahead), tile=tile.id, group=list(group))
                     self._finish()
                     return
-                placed = self._tiles[ahead]
+                placed = tiles[ahead]
                 drew = True
             tile, rot = placed
             if tile.is_island:
@@ -840,14 +848,13 @@ class Game:
                 quiet = not drew and len(group) <= sum(self._free(ahead))
                 self._ask_landing(ahead, group, restricted=quiet)
                 return
-            enter = (opposite(heading) - rot) % 6
-            leave, danger = tile.exits[enter]
+            leave, danger = tile.exits[(back - rot) % 6]
             out = (leave + rot) % 6
             crossing = {
                 "kind": "sea_crossed",
-                "at": [ahead[0], ahead[1]],
+                "at": [q, r],
                 "tile": tile.id,
-                "enter": opposite(heading),
+                "enter": back,
                 "exit": out,
                 "danger": danger,
                 "colours": colours,
@@ -861,7 +868,7 @@ class Game:
                 self._continue_chain()
                 return
             self._events.append(crossing)
-            here, heading = ahead, out
+            heading = out
 
     def _ask_landing(self, at: Hex, group: Colours, *, restricted: bool) -> None:
         self._kind = LAND
@@ -899,29 +906,26 @@ class Game:
 
     # ------------------------------------------------------------------ options
 
-    def _enumerate(self) -> list[Keyed]:
-        """The options of the pending decision, each with its canonical JSON."""
-        kind = self._kind
-        if kind == SETUP:
-            return [
-                _beach_option("setup", 0, 0, b)
-                for b, s in enumerate(self._ships[(0, 0)])
-                if len(s) <= 1
-            ]
-        if kind == TURN:
-            return self._turn_options()
-        if kind == EMIGRATE:
-            return self._emigrate_options()
-        if kind == LAND:
-            return self._land_options()
-        if kind == PLACE:
-            return list(map(_PLACE_OPTIONS.__getitem__, self._end_numbers()))
-        if kind == SETTLE_SHIP:
-            q, r = self._island
-            return [
-                _beach_option("settle_ship", q, r, b) for b in range(len(self._ships[self._island]))
-            ]
-        return []
+    # Each kind of decision lists its options, each with its canonical JSON (see _LISTS).
+
+    def _setup_options(self) -> list[Keyed]:
+        """R3.3: a Tonga beach holding at most one ship."""
+        return [
+            _beach_option("setup", 0, 0, b)
+            for b, s in enumerate(self._ships[(0, 0)])
+            if len(s) <= 1
+        ]
+
+    def _place_options(self) -> list[Keyed]:
+        """R2, R10.2, R11.3: every open end."""
+        return list(map(_PLACE_OPTIONS.__getitem__, self._end_numbers()))
+
+    def _settle_ship_options(self) -> list[Keyed]:
+        """R10.3: any beach of the new island."""
+        q, r = self._island
+        return [
+            _beach_option("settle_ship", q, r, b) for b in range(len(self._ships[self._island]))
+        ]
 
     def _turn_options(self) -> list[Keyed]:
         """R4, R5, R9, R10: the options at the start of a turn."""
@@ -1203,6 +1207,16 @@ _JETTIES: dict[tuple[str, int], tuple[tuple[int, ...], ...]] = {
     for t in TILES.values()
     if t.is_island
     for rot in range(6)
+}
+
+#: How each kind of decision lists its options (unsorted, each with its canonical JSON).
+_LISTS: dict[str, Callable[[Game], list[Keyed]]] = {
+    SETUP: Game._setup_options,
+    TURN: Game._turn_options,
+    EMIGRATE: Game._emigrate_options,
+    LAND: Game._land_options,
+    PLACE: Game._place_options,
+    SETTLE_SHIP: Game._settle_ship_options,
 }
 
 _EMPTY: tuple[tuple[Colours, ...], ...] = tuple(tuple(() for _ in range(n)) for n in range(7))
