@@ -567,7 +567,7 @@ class QuietGraph:
                     if self._fills_a_loud_beach(ships, room, position, k, changed):
                         return True  # then that beach's emigration is loud
                     if landing is None:
-                        landing = _gentle_landing(ships, room)
+                        landing = gentle_landing(ships, room)
                 first_move = None
                 if landing is not None:
                     changed[k] = 0
@@ -871,7 +871,7 @@ def _shares(left: tuple[int, ...], size: int) -> tuple[tuple[int, ...], ...]:
     return found
 
 
-def _gentle_landing(ships: int, room: dict[int, int]) -> list[int] | None:
+def gentle_landing(ships: int, room: dict[int, int]) -> list[int] | None:
     """Beaches (one entry per ship) for a landing of ``ships`` that fills none (R8.2), or None.
 
     ``room`` is the free moorings of each beach of the island.

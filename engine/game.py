@@ -18,7 +18,7 @@ from operator import eq, itemgetter, sub
 from typing import Any, TypeVar
 
 from .actions import validate
-from .cycles import Position, QuietGraph, landing_plan, landings, pack, unpack
+from .cycles import Position, QuietGraph, gentle_landing, landing_plan, landings, pack, unpack
 from .errors import ActionError, Reason, RecordError
 from .landing import Colours
 from .tiles import (
@@ -563,8 +563,13 @@ class Game:
     def _lands_quietly(self, at: Hex, b: int, d: int) -> bool:
         """Whether emigrating from beach ``b`` at ``at`` out of ``d`` is quiet (R11): it
         draws no tile, no path is more dangerous than the group's colour count and every
-        ship finds a mooring. Walks the tiles, as the R11 graph's routes do, without the
-        graph."""
+        ship finds a mooring."""
+        return self._quiet_landing(at, b, d) is not None
+
+    def _quiet_landing(self, at: Hex, b: int, d: int) -> Hex | None:
+        """The island a quiet emigration from beach ``b`` at ``at`` out of ``d`` lands on,
+        or None when the emigration is loud (:meth:`_lands_quietly`). Walks the tiles, as
+        the R11 graph's routes do, without the graph."""
         tiles = self._tiles
         group = self._ships[at][b]
         colours = 0
@@ -575,7 +580,7 @@ class Game:
             r += dr
             placed = tiles.get((q, r))
             if placed is None:
-                return False  # it draws a tile
+                return None  # it draws a tile
             tile, rot = placed
             if tile.is_island:
                 dest = (q, r)
@@ -584,27 +589,42 @@ class Game:
                 free = sum(tiles[dest][0].moorings) - sum(map(len, self._ships[dest]))
                 if dest == at:
                     free += len(group)
-                return len(group) <= free
+                return dest if len(group) <= free else None
             leave, danger = tile.exits[(heading + 3 - rot) % 6]
             if danger:
                 if not colours:
                     colours = len(set(group))
                 if danger > colours:
-                    return False
+                    return None
             heading = (leave + rot) % 6
 
-    def _some_voyage_loud(self) -> bool:
-        """Whether some jetty of some full beach has a loud emigration (then R11 is moot)."""
-        return any(
-            not self._lands_quietly(at, b, d)
-            for at, b in self._full
-            for d in self._jetty_dirs(at, b)
-        )
+    def _ends_after(self, at: Hex, b: int, dest: Hex) -> bool:
+        """Whether, beach ``b`` at ``at`` being the only full beach, its group sailing
+        quietly to ``dest`` can land there filling no beach (R8.2's counts allow it
+        whatever the colours): then no beach is full and the chain reaction ends (R11)."""
+        if len(self._full) != 1:
+            return False
+        free = dict(enumerate(self._free(dest)))
+        if dest == at:
+            free[b] = self._tiles[at][0].moorings[b]  # the beach it left is empty
+        return gentle_landing(len(self._ships[at][b]), free) is not None
+
+    def _some_voyage_ends(self) -> bool:
+        """A quick sufficient test for R11's "can end" without the graph: some jetty of
+        some full beach has a loud emigration, or a quiet one after which no beach need
+        be full (:meth:`_ends_after`)."""
+        for at, b in self._full:
+            for d in self._jetty_dirs(at, b):
+                dest = self._quiet_landing(at, b, d)
+                if dest is None or self._ends_after(at, b, dest):
+                    return True
+        return False
 
     def _allowed_emigration(self, at: Hex, b: int, d: int) -> bool:
-        """R11.1 for one emigration: loud ones always (told without the graph when it is
-        not built), quiet ones if some landing after them can end."""
-        if self._graph is None and not self._lands_quietly(at, b, d):
+        """R11.1 for one emigration: loud ones always, quiet ones if some landing after
+        them can end (told without the graph when no beach need stay full after it)."""
+        dest = self._quiet_landing(at, b, d)
+        if dest is None or self._ends_after(at, b, dest):
             return True
         graph, position = self._quiet_position()
         return graph.allowed_emigration(position, at, b, d)
@@ -767,9 +787,9 @@ class Game:
     def _continue_chain(self) -> None:
         """R7 and R11: emigrate while a beach is full; clear endless cycles; end the turn."""
         while self._full:
-            if self._graph is None and self._some_voyage_loud():
-                # R11: a loud emigration is there, so the position ends by itself
-                # (what the graph's search would answer first, without building it).
+            if self._graph is None and self._some_voyage_ends():
+                # R11: the position can end (what the graph's search would answer,
+                # without building it).
                 self._kind = EMIGRATE
                 return
             graph, position = self._quiet_position()
@@ -917,8 +937,11 @@ class Game:
         ]
 
     def _place_options(self) -> list[Keyed]:
-        """R2, R10.2, R11.3: every open end."""
-        return list(map(_PLACE_OPTIONS.__getitem__, self._end_numbers()))
+        """R2, R10.2, R11.3: every open end (in any order: options are sorted next)."""
+        rim = self._rim
+        if not rim:  # not worked out yet, or no open end at all
+            return list(map(_PLACE_OPTIONS.__getitem__, self._end_numbers()))
+        return list(map(_PLACE_OPTIONS.__getitem__, rim))
 
     def _settle_ship_options(self) -> list[Keyed]:
         """R10.3: any beach of the new island."""
