@@ -27,6 +27,14 @@ Position = tuple[int, ...]
 #: Where a jetty's voyage ends over the tiles already placed: an island index
 #: (-1 when it reaches an empty hex and would draw) and the highest danger on the way.
 Route = tuple[int, int]
+#: A quiet step as :meth:`QuietGraph.can_end` found it: the flat beach that sails,
+#: the island it lands on, the beach's group, and that island's beaches before
+#: and after the landing (packed).
+Step = tuple[int, int, int, Position, Position]
+#: A path to a position that ends: its quiet steps, and the last emigration (flat
+#: beach, island) when a landing after it leaves no beach full (None when the last
+#: step reaches a position that ends by itself).
+Proof = tuple[tuple[Step, ...], tuple[int, int] | None]
 
 _SIZE = 7
 #: Stands for a position with no full beach, which ends by itself (never built).
@@ -115,6 +123,9 @@ class QuietGraph:
         self._routes: list[tuple[Route, ...] | None] = [None] * len(self._moorings)
         self._always_loud: list[bool] = [False] * len(self._moorings)
         self._can_end: dict[Position, bool] = {}
+        #: The quiet steps of the last path :meth:`can_end` found to a position that
+        #: ends, tried first on the next position asked about (see :meth:`_follows`).
+        self._proof: Proof | None = None
         #: The last position :meth:`_full` was asked about, and its answer: one
         #: decision asks about the same position several times.
         self._full_of: tuple[Position, list[int]] = ((), [])
@@ -136,6 +147,7 @@ class QuietGraph:
         ]
         other._always_loud = self._always_loud.copy()
         other._can_end = {}
+        other._proof = None
         other._full_of = ((), [])
         islands = list(self.islands)
         index = self._index
@@ -405,34 +417,116 @@ class QuietGraph:
         if self._settles(position, full):
             memo[position] = True
             return True
-        parent: dict[Position, Position | None] = {position: None}
+        if self._proof is not None and self._follows(position, full, moves, self._proof):
+            return True
+        #: How the search reached each position: the position before and the move.
+        parent: dict[Position, tuple[Position, int, int] | None] = {position: None}
         heap = [(0, 0, position, full, moves)]
-        here: Position | None
         pushed = 0
         while heap:
             _, _, p, p_full, p_moves = heappop(heap)
-            for step, step_full in self._steps(p, p_full, p_moves):
-                if step is _ENDS:
-                    step_moves = None
-                else:
-                    if step in parent:
-                        continue
-                    parent[step] = p
-                    known = memo.get(step)
-                    if known is False:
-                        continue
-                    step_moves = None if known else self._moves(step, step_full)
-                if step_moves is None:
-                    here = p if step is _ENDS else step
-                    while here is not None:
-                        memo[here] = True
-                        here = parent[here]
-                    return True
-                pushed += 1
-                heappush(heap, (len(step_full), pushed, step, step_full, step_moves))
+            for k, dest in p_moves:
+                for step, step_full in self._landings(p, p_full, k, dest):
+                    if step is _ENDS:
+                        step_moves = None
+                    else:
+                        if step in parent:
+                            continue
+                        parent[step] = (p, k, dest)
+                        known = memo.get(step)
+                        if known is False:
+                            continue
+                        step_moves = None if known else self._moves(step, step_full)
+                    if step_moves is None:
+                        self._proof = self._proved(
+                            p if step is _ENDS else step,
+                            parent,
+                            (k, dest) if step is _ENDS else None,
+                        )
+                        return True
+                    pushed += 1
+                    heappush(heap, (len(step_full), pushed, step, step_full, step_moves))
         for p in parent:
             memo[p] = False
         return False
+
+    def _proved(
+        self,
+        here: Position,
+        parent: Mapping[Position, tuple[Position, int, int] | None],
+        last: tuple[int, int] | None,
+    ) -> Proof:
+        """Mark every position on the path the search found to ``here`` as one that can
+        end, and return the path's quiet steps."""
+        memo = self._can_end
+        steps: list[Step] = []
+        came = parent[here]
+        memo[here] = True
+        while came is not None:
+            before, k, dest = came
+            first, end = self._first[dest], self._first[dest + 1]
+            emptied = (*before[:k], 0, *before[k + 1 :])
+            steps.append((k, dest, before[k], emptied[first:end], here[first:end]))
+            here = before
+            memo[here] = True
+            came = parent[here]
+        steps.reverse()
+        return tuple(steps), last
+
+    def _follows(
+        self,
+        position: Position,
+        full: list[int],
+        moves: list[tuple[int, int]] | None,
+        proof: Proof,
+    ) -> bool:
+        """Whether the quiet steps of ``proof`` (found from another position, often one
+        that differs only on an island they never touch) lead from ``position`` to a
+        position that ends, each step checked to be a quiet step here. Landings on an
+        island of arrangements that all take the same search make this the usual answer."""
+        memo = self._can_end
+        path = [position]
+        p = position
+        for k, dest, group, before, after in proof[0]:
+            if moves is None or memo.get(p):
+                break  # this position ends already
+            first, end = self._first[dest], self._first[dest + 1]
+            if (k, dest) not in moves:
+                return False
+            emptied = (*p[:k], 0, *p[k + 1 :])
+            here = emptied[first:end]
+            landed = after
+            if p[k] != group or here != before:
+                # Another group or other ships there: the first landing that leaves as
+                # many ships on each beach as the proof's did, if there is one.
+                sizes = [v & _SIZE for v in after]
+                room = self._moorings[first:end]
+                free = tuple(m - (v & _SIZE) for m, v in zip(room, here, strict=True))
+                for arrangement in _packed_arrangements(p[k], free):
+                    merged = tuple(map(add, here, arrangement))
+                    if [v & _SIZE for v in merged] == sizes:
+                        landed = merged
+                        break
+                else:
+                    return False
+            # (Otherwise the same group lands on the same beaches: the same landing is legal.)
+            p = (*emptied[:first], *landed, *emptied[end:])
+            moorings = self._moorings
+            full = [f for f in full if f != k and not first <= f < end] + [
+                first + i for i, v in enumerate(landed) if v & _SIZE == moorings[first + i]
+            ]
+            path.append(p)
+            moves = self._moves(p, full)
+        else:
+            last = proof[1]
+            if moves is not None and not memo.get(p):
+                if last is None or last not in moves:
+                    return False
+                if not any(step is _ENDS for step, _ in self._landings(p, full, *last)):
+                    return False
+        for p in path:
+            memo[p] = True
+        return True
 
     def _settles(
         self, position: Position, full: list[int], first_move: tuple[int, Route] | None = None
@@ -473,7 +567,7 @@ class QuietGraph:
                     if self._fills_a_loud_beach(ships, room, position, k, changed):
                         return True  # then that beach's emigration is loud
                     if landing is None:
-                        landing = _gentle_landing(ships, room)
+                        landing = gentle_landing(ships, room)
                 first_move = None
                 if landing is not None:
                     changed[k] = 0
@@ -777,7 +871,7 @@ def _shares(left: tuple[int, ...], size: int) -> tuple[tuple[int, ...], ...]:
     return found
 
 
-def _gentle_landing(ships: int, room: dict[int, int]) -> list[int] | None:
+def gentle_landing(ships: int, room: dict[int, int]) -> list[int] | None:
     """Beaches (one entry per ship) for a landing of ``ships`` that fills none (R8.2), or None.
 
     ``room`` is the free moorings of each beach of the island.

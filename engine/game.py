@@ -14,11 +14,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from itertools import combinations
-from operator import eq, itemgetter
+from operator import eq, itemgetter, sub
 from typing import Any, TypeVar
 
 from .actions import validate
-from .cycles import Position, QuietGraph, landing_plan, landings, pack, unpack
+from .cycles import Position, QuietGraph, gentle_landing, landing_plan, landings, pack, unpack
 from .errors import ActionError, Reason, RecordError
 from .landing import Colours
 from .tiles import (
@@ -124,11 +124,12 @@ class Game:
         #: The last R11 analysis and the tiles placed since (None when tiles were
         #: removed or royal islands changed since): the next one grows out of it.
         self._grown: tuple[QuietGraph, tuple[tuple[Hex, Tile, int], ...]] | None = None
-        #: The open ends (R2) once a place decision asked (None: not worked out);
-        #: kept up to date as tiles are placed, forgotten when tiles are removed.
-        self._rim: frozenset[tuple[Hex, int]] | None = None
-        #: The open ends sorted, worked out when asked after the last change.
-        self._ends: tuple[tuple[Hex, int], ...] | None = None
+        #: The open ends (R2) as numbers (:func:`_end`) once a place decision asked
+        #: (None: not worked out); kept up to date as tiles are placed, forgotten
+        #: when tiles are removed.
+        self._rim: frozenset[int] | None = None
+        #: The open ends' numbers sorted, worked out when asked after the last change.
+        self._ends: tuple[int, ...] | None = None
         #: The packed position of the ships on ``_graph`` (None: not worked out yet).
         self._position: Position | None = None
         #: The full beaches, kept up to date by every change of ships (R7).
@@ -245,16 +246,18 @@ class Game:
 
     def options(self) -> tuple[Action, ...]:
         """The options of the pending decision, sorted by their canonical JSON."""
-        if self._options is None:
+        options = self._options
+        if options is None:
             if self._kind is None:
                 return ()
-            keyed = self._enumerate()
+            keyed = _LISTS[self._kind](self)
             if keyed:
                 keyed.sort(key=_first)
-                self._keys, self._options = zip(*keyed, strict=True)
+                self._keys, options = zip(*keyed, strict=True)
             else:
-                self._keys, self._options = (), ()
-        return self._options
+                self._keys = options = ()
+            self._options = options
+        return options
 
     def _context(self) -> dict[str, Json]:
         if self._kind == LAND:
@@ -346,7 +349,9 @@ class Game:
 
     def apply_option(self, index: int) -> list[Event]:
         """Apply option number ``index`` of the pending decision (bots and playouts)."""
-        options = self.options()
+        options = self._options
+        if options is None:
+            options = self.options()
         if not 0 <= index < len(options):
             raise ActionError(Reason.ILLEGAL_ACTION, f"there is no option {index}", index=index)
         return self._do(options[index])
@@ -381,7 +386,7 @@ class Game:
         elif kind == LAND:
             action = self._random_landing(below)
         elif kind == PLACE:
-            (q, r), d = _draw_one(self._open_ends(), below)
+            (q, r), d = _side(_draw_one(self._end_numbers(), below))
             action = {"act": "place", "dir": d, "from": [q, r]}
         elif kind == SETTLE_SHIP:
             q, r = self._island
@@ -418,9 +423,10 @@ class Game:
         if rim is not None:
             # The sides facing ``at`` close; the new tile's own open sides open.
             q, r = at
+            side = _end(q, r, 0)
             self._rim = (rim - _facing(q, r)).union(
                 [
-                    (at, d)
+                    side + d
                     for d in _FACES[tile.id, rot]
                     if (q + DIRECTIONS[d][0], r + DIRECTIONS[d][1]) not in tiles
                 ]
@@ -481,32 +487,38 @@ class Game:
         ships = list(self._ships[at])
         n = 0
         for b in beaches:
-            ships[b] = tuple(sorted((*ships[b], colour)))
+            ships[b] = _with(ships[b], colour)
             n += 1
         self._set_ships(at, tuple(ships))
         self._supply[colour] -= n
 
     def _free(self, at: Hex) -> tuple[int, ...]:
-        moorings = self._tiles[at][0].moorings
-        return tuple(m - len(s) for m, s in zip(moorings, self._ships[at], strict=True))
+        return tuple(map(sub, self._tiles[at][0].moorings, map(len, self._ships[at])))
 
     def _full_beaches(self) -> list[tuple[Hex, int]]:
         return sorted(self._full)
 
-    def _jetty_dirs(self, at: Hex, b: int) -> list[int]:
+    def _jetty_dirs(self, at: Hex, b: int) -> tuple[int, ...]:
+        """The world directions of the jetties of beach ``b`` of the island at ``at``."""
         tile, rot = self._tiles[at]
-        return [(j + rot) % 6 for j in tile.beaches[b].jetties]
+        return _JETTIES[tile.id, rot][b]
 
     def _has_ship_on_beach(self, colour: str) -> bool:
         return any(colour in s for ships in self._ships.values() for s in ships)
 
     def _open_ends(self) -> tuple[tuple[Hex, int], ...]:
-        """Open ends (R2): empty neighbours of sea tiles and of island jetties.
+        """Open ends (R2): empty neighbours of sea tiles and of island jetties, sorted.
 
-        If there are none, every empty side of a tile. The open ends are worked
-        out when a place decision first asks, then kept up to date by every
-        placed tile (until a tile is removed) and sorted when asked again; the
-        empty sides, rarely wanted, are worked out each time.
+        If there are none, every empty side of a tile.
+        """
+        return tuple(map(_side, self._end_numbers()))
+
+    def _end_numbers(self) -> tuple[int, ...]:
+        """:meth:`_open_ends` as numbers (:func:`_end`), in the same order.
+
+        The open ends are worked out when a place decision first asks, then kept
+        up to date by every placed tile (until a tile is removed) and sorted when
+        asked again; the empty sides, rarely wanted, are worked out each time.
         """
         ends = self._ends
         if ends is None:
@@ -519,16 +531,16 @@ class Game:
             self._ends = ends
         return ends or self._empty_sides(open_only=False)
 
-    def _empty_sides(self, *, open_only: bool) -> tuple[tuple[Hex, int], ...]:
-        """Sides of tiles with no neighbour (only open ends, or all of them), sorted."""
+    def _empty_sides(self, *, open_only: bool) -> tuple[int, ...]:
+        """Sides of tiles with no neighbour (only open ends, or all of them), as
+        numbers (:func:`_end`), sorted."""
         tiles = self._tiles
-        sides: list[tuple[Hex, int]] = []
-        for at, (tile, rot) in tiles.items():
+        sides: list[int] = []
+        for (q, r), (tile, rot) in tiles.items():
             faces = _FACES[tile.id, rot]
-            q, r = at
             for d, (dq, dr) in enumerate(DIRECTIONS):
                 if (q + dq, r + dr) not in tiles and (not open_only or d in faces):
-                    sides.append((at, d))
+                    sides.append(_end(q, r, d))
         return tuple(sorted(sides))
 
     def quiet_graph(self) -> QuietGraph:
@@ -547,6 +559,75 @@ class Game:
         if self._position is None:
             self._position = graph.position(self._ships)
         return graph, self._position
+
+    def _lands_quietly(self, at: Hex, b: int, d: int) -> bool:
+        """Whether emigrating from beach ``b`` at ``at`` out of ``d`` is quiet (R11): it
+        draws no tile, no path is more dangerous than the group's colour count and every
+        ship finds a mooring."""
+        return self._quiet_landing(at, b, d) is not None
+
+    def _quiet_landing(self, at: Hex, b: int, d: int) -> Hex | None:
+        """The island a quiet emigration from beach ``b`` at ``at`` out of ``d`` lands on,
+        or None when the emigration is loud (:meth:`_lands_quietly`). Walks the tiles, as
+        the R11 graph's routes do, without the graph."""
+        tiles = self._tiles
+        group = self._ships[at][b]
+        colours = 0
+        (q, r), heading = at, d
+        while True:
+            dq, dr = DIRECTIONS[heading]
+            q += dq
+            r += dr
+            placed = tiles.get((q, r))
+            if placed is None:
+                return None  # it draws a tile
+            tile, rot = placed
+            if tile.is_island:
+                dest = (q, r)
+                if dest in self._royal:
+                    dest = at  # bounced back to the island it left (R6)
+                free = sum(tiles[dest][0].moorings) - sum(map(len, self._ships[dest]))
+                if dest == at:
+                    free += len(group)
+                return dest if len(group) <= free else None
+            leave, danger = tile.exits[(heading + 3 - rot) % 6]
+            if danger:
+                if not colours:
+                    colours = len(set(group))
+                if danger > colours:
+                    return None
+            heading = (leave + rot) % 6
+
+    def _ends_after(self, at: Hex, b: int, dest: Hex) -> bool:
+        """Whether, beach ``b`` at ``at`` being the only full beach, its group sailing
+        quietly to ``dest`` can land there filling no beach (R8.2's counts allow it
+        whatever the colours): then no beach is full and the chain reaction ends (R11)."""
+        if len(self._full) != 1:
+            return False
+        free = dict(enumerate(self._free(dest)))
+        if dest == at:
+            free[b] = self._tiles[at][0].moorings[b]  # the beach it left is empty
+        return gentle_landing(len(self._ships[at][b]), free) is not None
+
+    def _some_voyage_ends(self) -> bool:
+        """A quick sufficient test for R11's "can end" without the graph: some jetty of
+        some full beach has a loud emigration, or a quiet one after which no beach need
+        be full (:meth:`_ends_after`)."""
+        for at, b in self._full:
+            for d in self._jetty_dirs(at, b):
+                dest = self._quiet_landing(at, b, d)
+                if dest is None or self._ends_after(at, b, dest):
+                    return True
+        return False
+
+    def _allowed_emigration(self, at: Hex, b: int, d: int) -> bool:
+        """R11.1 for one emigration: loud ones always, quiet ones if some landing after
+        them can end (told without the graph when no beach need stay full after it)."""
+        dest = self._quiet_landing(at, b, d)
+        if dest is None or self._ends_after(at, b, dest):
+            return True
+        graph, position = self._quiet_position()
+        return graph.allowed_emigration(position, at, b, d)
 
     def _emit(self, kind: str, **fields: Json) -> None:
         self._events.append({"kind": kind, **fields})
@@ -643,10 +724,13 @@ class Game:
         player = self.seats[self._active]
         returned = 0
         for at, ships in self._ships.items():
-            if any(player in s for s in ships):
-                kept = tuple(tuple(c for c in s if c != player) for s in ships)
-                returned += sum(len(s) for s in ships) - sum(len(s) for s in kept)
-                self._set_ships(at, kept)
+            for s in ships:
+                if player in s:
+                    break
+            else:
+                continue
+            returned += sum(s.count(player) for s in ships)
+            self._set_ships(at, tuple(_without(s, player) for s in ships))
         self._supply[player] += returned
         self._emit("settlement_started", player=player, returned=returned)
         self._ask_place("settle")
@@ -703,6 +787,11 @@ class Game:
     def _continue_chain(self) -> None:
         """R7 and R11: emigrate while a beach is full; clear endless cycles; end the turn."""
         while self._full:
+            if self._graph is None and self._some_voyage_ends():
+                # R11: the position can end (what the graph's search would answer,
+                # without building it).
+                self._kind = EMIGRATE
+                return
             graph, position = self._quiet_position()
             if graph.can_end(position):
                 self._kind = EMIGRATE
@@ -735,8 +824,6 @@ class Game:
         q, r, b = action["beach"]
         start = (q, r)
         heading = action["dir"]
-        graph, position = self._quiet_position()
-        quiet = graph.is_quiet(position, start, b, heading)
         ships = list(self._ships[start])
         group = ships[b]
         ships[b] = ()
@@ -751,18 +838,24 @@ class Game:
             }
         )
         colours = len(set(group))
-        here = start
+        (q, r), tiles = start, self._tiles
+        drew = False
         while True:
-            ahead = neighbour(here, heading)
-            placed = self._tiles.get(ahead)
+            dq, dr = DIRECTIONS[heading]
+            q += dq
+            r += dr
+            ahead = (q, r)
+            back = (heading + 3) % 6  # the side of the hex ahead that faces where we are
+            placed = tiles.get(ahead)
             if placed is None:
-                tile = self._draw(ahead, opposite(heading), "voyage")
+                tile = self._draw(ahead, back, "voyage")
                 if self._stack_exhausted() and tile.is_sea:
                     self._at_sea = [*self._at_sea, *group]  # replaced: copies share it
                     self._emit("stranded", at=_hex(ahead), tile=tile.id, group=list(group))
                     self._finish()
                     return
-                placed = self._tiles[ahead]
+                placed = tiles[ahead]
+                drew = True
             tile, rot = placed
             if tile.is_island:
                 if ahead in self._royal:
@@ -770,16 +863,18 @@ class Game:
                         "bounced", at=_hex(ahead), owner=self._royal[ahead], back_to=_hex(start)
                     )
                     ahead = start
+                # Quiet (R11): no tile drawn, no failure at sea, and every ship finds a
+                # mooring (the beach it left is empty now).
+                quiet = not drew and len(group) <= sum(self._free(ahead))
                 self._ask_landing(ahead, group, restricted=quiet)
                 return
-            enter = (opposite(heading) - rot) % 6
-            leave, danger = tile.exits[enter]
+            leave, danger = tile.exits[(back - rot) % 6]
             out = (leave + rot) % 6
             crossing = {
                 "kind": "sea_crossed",
-                "at": [ahead[0], ahead[1]],
+                "at": [q, r],
                 "tile": tile.id,
-                "enter": opposite(heading),
+                "enter": back,
                 "exit": out,
                 "danger": danger,
                 "colours": colours,
@@ -793,7 +888,7 @@ class Game:
                 self._continue_chain()
                 return
             self._events.append(crossing)
-            here, heading = ahead, out
+            heading = out
 
     def _ask_landing(self, at: Hex, group: Colours, *, restricted: bool) -> None:
         self._kind = LAND
@@ -810,8 +905,8 @@ class Game:
         ships = list(self._ships[(q, r)])
         for b, colour in action["ships"]:
             left.remove(colour)
-            ships[b] = (*ships[b], colour)
-        self._set_ships((q, r), tuple(tuple(sorted(s)) for s in ships))
+            ships[b] = _with(ships[b], colour)
+        self._set_ships((q, r), tuple(ships))
         for colour in left:
             self._supply[colour] += 1
         self._events.append(
@@ -831,33 +926,57 @@ class Game:
 
     # ------------------------------------------------------------------ options
 
-    def _enumerate(self) -> list[Keyed]:
-        """The options of the pending decision, each with its canonical JSON."""
-        kind = self._kind
-        if kind == SETUP:
-            return [
-                _beach_option("setup", 0, 0, b)
-                for b, s in enumerate(self._ships[(0, 0)])
-                if len(s) <= 1
-            ]
-        if kind == TURN:
-            return self._turn_options()
-        if kind == EMIGRATE:
-            return self._emigrate_options()
-        if kind == LAND:
-            return self._land_options()
-        if kind == PLACE:
-            return [_place_option(at, d) for at, d in self._open_ends()]
-        if kind == SETTLE_SHIP:
-            q, r = self._island
-            return [
-                _beach_option("settle_ship", q, r, b) for b in range(len(self._ships[self._island]))
-            ]
-        return []
+    # Each kind of decision lists its options, each with its canonical JSON (see _LISTS).
+
+    def _setup_options(self) -> list[Keyed]:
+        """R3.3: a Tonga beach holding at most one ship."""
+        return [
+            _beach_option("setup", 0, 0, b)
+            for b, s in enumerate(self._ships[(0, 0)])
+            if len(s) <= 1
+        ]
+
+    def _place_options(self) -> list[Keyed]:
+        """R2, R10.2, R11.3: every open end (in any order: options are sorted next)."""
+        rim = self._rim
+        if not rim:  # not worked out yet, or no open end at all
+            return list(map(_PLACE_OPTIONS.__getitem__, self._end_numbers()))
+        return list(map(_PLACE_OPTIONS.__getitem__, rim))
+
+    def _settle_ship_options(self) -> list[Keyed]:
+        """R10.3: any beach of the new island."""
+        q, r = self._island
+        return [
+            _beach_option("settle_ship", q, r, b) for b in range(len(self._ships[self._island]))
+        ]
 
     def _turn_options(self) -> list[Keyed]:
         """R4, R5, R9, R10: the options at the start of a turn."""
-        options: list[Keyed] = []
+        player = self.seats[self._active]
+        supply = self._supply[player]
+        if supply:
+            # The usual turn, written out: expansions without a take (R5), royal
+            # islands (R9), settling (R10); the same options as the groups give.
+            options: list[Keyed] = [_SETTLE]
+            royal = self._founded[player] < 2
+            for at, ships in self._ships.items():
+                n = 0
+                for s in ships:
+                    if player in s:
+                        n += s.count(player)
+                if n:
+                    beaches = len(ships)
+                    options += _expansions(at, beaches, min(n, beaches, supply))
+                    # Alone on the island: every ship on it is one of the player's n.
+                    if (
+                        royal
+                        and sum(map(len, ships)) == n
+                        and self._tiles[at][0].id != START_ISLAND
+                    ):
+                        options.append(_royal_option(*at))
+            if len(options) > 1:
+                return options
+        options = []
         # Every group whole, in any order (they are sorted next): as _turn_option
         # numbers them, without a call per option.
         for _, act, data in self._turn_groups():
@@ -883,8 +1002,9 @@ class Game:
         """
         player = self.seats[self._active]
         supply = self._supply[player]
+        every = self._ships
         mine: dict[Hex, int] = {}
-        for at, ships in self._ships.items():
+        for at, ships in every.items():
             n = 0
             for s in ships:
                 if player in s:
@@ -896,11 +1016,11 @@ class Game:
             # R5: expand on an island with ships of one's own (R5.3: take one first
             # when the supply is empty); R9: found a royal island.
             takes: tuple[tuple[int, int, int], ...] | None = None
-            for (q, r), n in mine.items():
-                beaches = len(self._ships[(q, r)])
+            for at, n in mine.items():
+                beaches = len(every[at])
                 if supply:
-                    expansions = _expansions(q, r, beaches, min(n, beaches, supply))
-                    groups.append((len(expansions), "expand", ((q, r), expansions)))
+                    expansions = _expansions(at, beaches, min(n, beaches, supply))
+                    groups.append((len(expansions), "expand", (at, expansions)))
                     continue
                 if takes is None:
                     takes = tuple(
@@ -909,7 +1029,7 @@ class Game:
                         for b, s in enumerate(self._ships[t])
                         if player in s
                     )
-                groups.append((len(takes) * beaches, "take", ((q, r), beaches, takes)))
+                groups.append((len(takes) * beaches, "take", (at, beaches, takes)))
             if self._founded[player] < 2:
                 for at, n in mine.items():
                     # Alone on the island: every ship on it is one of the player's n.
@@ -941,11 +1061,10 @@ class Game:
 
     def _emigrate_options(self) -> list[Keyed]:
         """R7 with R11.1: every jetty of every full beach, quiet ones only if they can end."""
-        graph, position = self._quiet_position()
         return [
             _emigrate_option(at[0], at[1], b, d)
             for at, b, d in self._emigrations()
-            if graph.allowed_emigration(position, at, b, d)
+            if self._allowed_emigration(at, b, d)
         ]
 
     def _emigrations(self) -> list[tuple[Hex, int, int]]:
@@ -980,12 +1099,11 @@ class Game:
     def _random_emigration(self, below: Callable[[int], int]) -> Action:
         """One of :meth:`_emigrate_options`, uniformly; R11.1 is checked only for draws."""
         candidates = self._emigrations()
-        graph, position = self._quiet_position()
         while True:
             at, b, d = _take_one(candidates, below)
             # This decision is only asked when the position can end (R11), so some
             # candidate is allowed: the last one left needs no check.
-            if not candidates or graph.allowed_emigration(position, at, b, d):
+            if not candidates or self._allowed_emigration(at, b, d):
                 return {"act": "emigrate", "beach": [at[0], at[1], b], "dir": d}
 
     def _random_landing(self, below: Callable[[int], int]) -> Action:
@@ -1106,13 +1224,42 @@ _ACTS: dict[str, Callable[[Game, Action], None]] = {
     "settle_ship": Game._act_settle_ship,
 }
 
+#: Per island tile and rotation: the world directions of each beach's jetties.
+_JETTIES: dict[tuple[str, int], tuple[tuple[int, ...], ...]] = {
+    (t.id, rot): tuple(tuple((j + rot) % 6 for j in beach.jetties) for beach in t.beaches)
+    for t in TILES.values()
+    if t.is_island
+    for rot in range(6)
+}
+
+#: How each kind of decision lists its options (unsorted, each with its canonical JSON).
+_LISTS: dict[str, Callable[[Game], list[Keyed]]] = {
+    SETUP: Game._setup_options,
+    TURN: Game._turn_options,
+    EMIGRATE: Game._emigrate_options,
+    LAND: Game._land_options,
+    PLACE: Game._place_options,
+    SETTLE_SHIP: Game._settle_ship_options,
+}
+
 _EMPTY: tuple[tuple[Colours, ...], ...] = tuple(tuple(() for _ in range(n)) for n in range(7))
 
 
+def _end(q: int, r: int, d: int) -> int:
+    """The side ``d`` of hex ``(q, r)`` as one number; numbers sort as ``((q, r), d)`` do
+    (a board of 32 tiles stays well within the 512 values each coordinate has)."""
+    return ((q + 256) << 12) + ((r + 256) << 3) + d
+
+
+def _side(end: int) -> tuple[Hex, int]:
+    """The hex and side of a number from :func:`_end`."""
+    return ((end >> 12) - 256, ((end >> 3) & 511) - 256), end & 7
+
+
 @lru_cache(maxsize=4096)
-def _facing(q: int, r: int) -> frozenset[tuple[Hex, int]]:
-    """The sides of the six neighbours of ``(q, r)`` that face it."""
-    return frozenset(((q + dq, r + dr), (d + 3) % 6) for d, (dq, dr) in enumerate(DIRECTIONS))
+def _facing(q: int, r: int) -> frozenset[int]:
+    """The sides of the six neighbours of ``(q, r)`` that face it, as numbers (:func:`_end`)."""
+    return frozenset(_end(q + dq, r + dr, (d + 3) % 6) for d, (dq, dr) in enumerate(DIRECTIONS))
 
 
 _FACES: dict[tuple[str, int], frozenset[int]] = {
@@ -1133,20 +1280,27 @@ def _emigrate_option(q: int, r: int, b: int, d: int) -> Keyed:
     return key, {"act": "emigrate", "beach": [q, r, b], "dir": d}
 
 
-@lru_cache(maxsize=8192)
-def _place_option(at: Hex, d: int) -> Keyed:
-    """The option of placing a tile at the open end ``d`` of ``at`` (shared by games)."""
-    q, r = at
-    key = f'{{"act":"place","dir":{d},"from":[{q},{r}]}}'
-    return key, {"act": "place", "dir": d, "from": [q, r]}
+class _PlaceOptions(dict[int, Keyed]):
+    """The option of placing a tile at an open end, by the end's number (:func:`_end`),
+    made when first asked for and shared by games (bounded: boards keep near Tonga)."""
+
+    def __missing__(self, end: int) -> Keyed:
+        (q, r), d = _side(end)
+        key = f'{{"act":"place","dir":{d},"from":[{q},{r}]}}'
+        option = self[end] = key, {"act": "place", "dir": d, "from": [q, r]}
+        return option
+
+
+_PLACE_OPTIONS = _PlaceOptions()
 
 
 @lru_cache(maxsize=4096)
-def _expansions(q: int, r: int, beaches: int, k: int) -> tuple[Keyed, ...]:
-    """R5.2's expansions on the island at ``(q, r)`` without a take, remembered.
+def _expansions(at: Hex, beaches: int, k: int) -> tuple[Keyed, ...]:
+    """R5.2's expansions on the island at ``at`` without a take, remembered.
 
     Options are never changed once made, so games share them.
     """
+    q, r = at
     return tuple(
         (
             f'{{"act":"expand","beaches":[{listed}],"island":[{q},{r}],"take":null}}',
@@ -1227,6 +1381,25 @@ def _tonga_option(b1: int, b2: int) -> Keyed:
 @lru_cache(maxsize=1024)
 def _royal_option(q: int, r: int) -> Keyed:
     return f'{{"act":"royal","island":[{q},{r}]}}', {"act": "royal", "island": [q, r]}
+
+
+_WITH: dict[tuple[Colours, str], Colours] = {}
+
+
+def _with(colours: Colours, colour: str) -> Colours:
+    """The sorted colours of a beach with one more ship of ``colour`` (remembered)."""
+    key = (colours, colour)
+    found = _WITH.get(key)
+    if found is None:
+        if len(_WITH) >= 8192:
+            _WITH.clear()  # a long-running process keeps to a bounded size
+        found = _WITH[key] = tuple(sorted((*colours, colour)))
+    return found
+
+
+def _without(colours: Colours, colour: str) -> Colours:
+    """The colours of a beach without the ships of ``colour``."""
+    return tuple(c for c in colours if c != colour) if colour in colours else colours
 
 
 def _draw_one(items: Sequence[T], below: Callable[[int], int]) -> T:

@@ -14,6 +14,8 @@ from .game import Game
 from .tiles import COLOURS, STACK_TILES
 
 _MASK = (1 << 64) - 1
+#: The rejection limit of each small ``n`` for :meth:`SplitMix64.below`.
+_LIMITS: dict[int, int] = {}
 
 
 class SplitMix64:
@@ -32,11 +34,19 @@ class SplitMix64:
 
     def below(self, n: int) -> int:
         """A uniform number in ``range(n)`` (rejection sampling, no modulo bias)."""
-        if n <= 0:
-            raise ValueError("n must be positive")
-        limit = (1 << 64) - (1 << 64) % n
+        limit = _LIMITS.get(n)
+        if limit is None:
+            if n <= 0:
+                raise ValueError("n must be positive")
+            limit = (1 << 64) - (1 << 64) % n
+            if n < 4096:
+                _LIMITS[n] = limit
         while True:
-            x = self.next()
+            # next(), written out: this is called once per decision of a playout.
+            z = self._state = (self._state + 0x9E3779B97F4A7C15) & _MASK
+            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+            x = z ^ (z >> 31)
             if x < limit:
                 return x % n
 

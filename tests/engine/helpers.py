@@ -94,6 +94,21 @@ def check_invariants(game: Game) -> None:
         assert (q + dq, r + dr) not in tiles
     if game._position is not None:
         assert game._position == game.quiet_graph().position(game._ships)
+    if full_beaches:
+        # Voyages told quiet or loud by walking the tiles, as the R11 graph tells them.
+        fresh_graph = QuietGraph(game._tiles, game._royal)
+        position = fresh_graph.position(game._ships)
+        for at, b in full_beaches:
+            for d in game._jetty_dirs(at, b):
+                quiet = fresh_graph.is_quiet(position, at, b, d)
+                assert game._lands_quietly(at, b, d) == quiet
+                # R11.1 told with and without the graph alike (on a copy: telling it
+                # may build the graph, which would change the path this game takes).
+                allowed = fresh_graph.allowed_emigration(position, at, b, d)
+                assert game.copy()._allowed_emigration(at, b, d) == allowed
+        # The quick test without the graph answers "can end" only when the graph does.
+        if game._some_voyage_ends():
+            assert fresh_graph.can_end(position)
     if game._graph is not None:
         # The graph kept up to date tile by tile is the one built afresh.
         fresh = QuietGraph(game._tiles, game._royal)

@@ -71,6 +71,33 @@ def test_can_end_agrees_with_an_exhaustive_search() -> None:
     assert checked > 100 and 0 < ends < checked
 
 
+def test_can_end_agrees_with_an_exhaustive_search_on_one_graph() -> None:
+    # One graph answers every step of a position in turn, as it does for the
+    # arrangements of a landing: later answers follow the paths earlier searches
+    # found (QuietGraph._follows) where they can, and must not change.
+    checked = 0
+    followed = 0
+    for game, position in positions_in_chain_reactions(25):
+        fresh = QuietGraph(game._tiles, game._royal)
+        graph = QuietGraph(game._tiles, game._royal)
+        full = fresh._full(position)
+        moves = fresh._moves(position, full) or []
+        for step, step_full in fresh._steps(position, full, moves):
+            if step is _ENDS:
+                continue
+            expected = exhaustive_can_end(fresh, step)
+            step_moves = graph._moves(step, step_full)
+            proof = graph._proof
+            if step_moves is not None and step not in graph._can_end and proof is not None:
+                if graph._follows(step, list(step_full), step_moves, proof):
+                    assert expected
+                    followed += 1
+                graph._can_end.clear()
+            assert graph.can_end(step) is expected
+            checked += 1
+    assert checked > 100 and followed > 0
+
+
 def test_allowed_emigrations_agree_with_an_exhaustive_search() -> None:
     checked = 0
     refused = 0
