@@ -469,6 +469,24 @@ def test_log_lines_show_where_and_the_last_round_plays_again(
         shot(page, "log-spot")
         page.get_by_test_id("turn").hover()
         page.wait_for_function("!document.querySelector('[data-testid=spot]')")
+        # Zoomed in far, the line's place out of sight: pointed at, the view goes there;
+        # left for the board, the view stays still under the pointer.
+        before = page.get_by_test_id("board").get_attribute("viewBox")
+        for _ in range(5):
+            page.get_by_test_id("zoom-in").click()
+        zoomed = page.get_by_test_id("board").get_attribute("viewBox")
+        assert zoomed != before
+        line.hover()
+        page.locator("[data-testid=spot]").first.wait_for()
+        page.wait_for_timeout(400)
+        view = page.get_by_test_id("board").get_attribute("viewBox")
+        assert view != zoomed
+        board = page.get_by_test_id("board").bounding_box()
+        assert board is not None
+        page.mouse.move(board["x"] + board["width"] / 2, board["y"] + board["height"] / 2)
+        page.wait_for_function("!document.querySelector('[data-testid=spot]')")
+        page.wait_for_timeout(400)
+        assert page.get_by_test_id("board").get_attribute("viewBox") == view
         # "Show the last round": the entries since yellow's last decision, again.
         seq = int(state(page)["sequence"])
         page.get_by_test_id("last-round").click()

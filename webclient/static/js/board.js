@@ -414,6 +414,9 @@ export class Board {
     this.layers.spot.replaceChildren();
     for (const [q, r] of hexes) el("polygon", { points: corners(q, r, SIZE * 0.92), class: "spot", "data-testid": "spot" }, this.layers.spot);
     if (hexes.length) this.camera.peek(hexes);
+    // Left for the board itself: the view stays where it is (nothing moves under a
+    // pointer about to click); left elsewhere, it goes back.
+    else if (this.svg.matches(":hover")) this.camera.peeked = null;
     else this.camera.back();
   }
 
