@@ -22,7 +22,7 @@ from engine import Game
 from tests.webclient.conftest import ARTIFACTS, Api, Running
 from tests.webclient.pages import BUSY, game_page, sit
 from tests.webclient.test_browser import DESKTOP, INSTANT, PHONE, decide, state, watch_errors
-from webclient import assets
+from webclient import assets, i18n
 
 STATIC = Path(__file__).resolve().parents[2] / "webclient" / "static"
 SHOTS = ARTIFACTS / "follow"
@@ -503,7 +503,8 @@ def test_an_undo_against_bots_takes_back_their_answers_too(
     browser: Browser, gateway: Running, api: Api
 ) -> None:
     """Bots answer at once here: the person's decision can still be undone after
-    their answers (no tile drawn), by one Undo naming it; the board is as before."""
+    their answers (no tile drawn), by one Undo naming it, which asks first since the
+    bots' moves go too; the board is as before."""
     errors: list[str] = []
     game, token = bots_game(api, "yellow", ["red", "blue"])
     seat = ("COLOUR_YELLOW", token)
@@ -520,6 +521,11 @@ def test_an_undo_against_bots_takes_back_their_answers_too(
         assert page.locator("[data-testid=board] [data-testid=ship]").count() == ships + 3
         undo = page.get_by_test_id("take-back")
         assert undo.count() == 1 and "Undo (Ship on Tonga, beach" in undo.inner_text()
+        # The bots' moves would go too: the first click asks, nothing is undone yet.
+        undo.click()
+        assert undo.inner_text() == i18n.translate("en", "undo.sure")
+        page.wait_for_timeout(300)
+        assert int(state(page)["sequence"]) == before + 3
         undo.click()
         page.wait_for_function(
             "s => +document.body.dataset.sequence === s && document.body.dataset.myturn === '1'",

@@ -668,19 +668,16 @@ export class GamePage {
     // The docked decision first: it sets the board's size, which sets the targets' size.
     const decision = view?.decision && mine ? this.renderDecision(view) : null;
     const narrow = this.narrow?.matches;
-    // One action bar: Confirm, Start over and Undo. On a desktop it lies over the
-    // board's bottom, beside the targets; on a phone at the foot of the docked
-    // decision, where the thumb finds it at the same place every time.
+    // One action bar: Confirm and Start over. On a desktop it lies over the board's
+    // bottom, beside the targets; on a phone at the foot of the docked decision, where
+    // the thumb finds it at the same place every time. Undo stays apart, under the
+    // prompt: a click meant for Confirm never meets it.
     const back = this.takeBackable();
     const undo = back !== null ? this.renderUndo(back) : null;
-    let bar = decision?.querySelector("[data-testid=decision-actions]") ?? null;
-    if (undo) {
-      bar ??= h("div", { class: "decision-actions", testid: "decision-actions" });
-      bar.append(undo.button);
-    }
-    const undoCard = undo && !decision ? h("section", { class: "card decision" }, undo.hint) : null;
-    if (undo && decision) decision.append(undo.hint);
-    if (bar && narrow) (decision ?? undoCard).append(bar);
+    const bar = decision?.querySelector("[data-testid=decision-actions]") ?? null;
+    const undoCard = undo && !decision ? h("section", { class: "card decision" }, undo) : null;
+    if (undo && decision) decision.querySelector("h2").after(undo);
+    if (bar && narrow) decision.append(bar);
     this.actionBar.replaceChildren(...(bar && !narrow ? [bar] : []));
     // Before the start a phone's dock holds the seats (join, Start).
     const seats = state === "open" ? this.renderSeats(game) : null;
@@ -1121,12 +1118,19 @@ export class GamePage {
   renderUndo(sequence) {
     const mine = this.chronicle.items.find((item) => item.sequence === sequence)?.entry.action_applied;
     const what = mine?.action ? describeOption(mine.action, this.view ?? this.chronicle.place, null) : "";
-    // The button goes into the action bar; what it may undo, into the decision's card.
-    return {
-      button: h("button", { type: "button", class: "secondary undo", testid: "take-back", "aria-keyshortcuts": "Control+Z",
-        "aria-describedby": "undo-hint", onclick: () => this.takeBack(sequence) }, t("undo.button", { option: what })),
-      hint: h("p", { class: "muted", testid: "undo", id: "undo-hint" }, t("takeback.hint")),
-    };
+    // Bots' moves made since would go too: the first click asks, the second undoes.
+    const others = this.chronicle.items.some((item) => item.sequence > sequence && item.entry.action_applied);
+    const button = h("button", { type: "button", class: "secondary", testid: "take-back", "aria-keyshortcuts": "Control+Z",
+      "aria-describedby": "undo-hint", onclick: () => {
+        if (others && !button.classList.contains("armed")) {
+          button.classList.add("armed");
+          button.textContent = t("undo.sure");
+          return;
+        }
+        this.takeBack(sequence);
+      } }, t("undo.button", { option: what }));
+    return h("div", { class: "undo", testid: "undo" }, button,
+      h("p", { class: "muted", id: "undo-hint" }, t("takeback.hint")));
   }
 
   renderDeck(view) {
