@@ -801,6 +801,47 @@ def test_a_decision_is_framed_with_its_surroundings_and_a_chain_keeps_the_view(
         page.close()
 
 
+#: A camera framing a decision far out, then picks: `crowded` says the targets a pick
+#: leaves are too close together below `least` px a unit.
+REFINE = """
+async ([least]) => {
+  const { Camera } = await import("/static/js/camera.js");
+  const shown = [];
+  const board = {
+    aspect: () => 390 / 480, svg: { clientWidth: 390 }, framed: true,
+    goal: { x: -3000, y: -3700, w: 6000, h: 7400 },
+    scale(b = this.goal) { return Math.min(390 / b.w, 480 / b.h); },
+    wholeBox: () => ({ x: -3000, y: -3700, w: 6000, h: 7400 }),
+    moveTo(box) { shown.push(box); this.goal = box; },
+  };
+  const camera = new Camera(board);
+  const crowded = (scale) => scale < least;
+  const beaches = { x: 100, y: 100, w: 200, h: 150 };
+  const first = camera.refine("7|island:1,1", beaches, crowded);
+  const again = camera.refine("7|island:1,1", beaches, crowded);
+  const roomy = camera.refine("7|island:1,1 beach:1,1,2", beaches, () => false);
+  return { first, again, roomy, moves: shown.length, scale: board.scale(), goal: board.goal };
+}
+"""
+
+
+def test_a_pick_whose_targets_are_too_small_frames_them(browser: Browser, gateway: Running) -> None:
+    """An island picked from afar leaves its beaches too close together to pick: the
+    view frames them (once for that pick); a pick whose targets can be picked where
+    they are moves nothing."""
+    page = browser.new_page(viewport=PHONE)
+    try:
+        page.goto(f"{gateway.url}/?lang=en")
+        out = page.evaluate(REFINE, [0.5])
+    finally:
+        page.close()
+    assert out["first"] and not out["again"] and not out["roomy"] and out["moves"] == 1, out
+    goal = out["goal"]
+    assert out["scale"] >= 0.5, out
+    assert goal["x"] <= 100 and goal["x"] + goal["w"] >= 300, out
+    assert goal["y"] <= 100 and goal["y"] + goal["h"] >= 250, out
+
+
 #: A camera on a board that records where it is sent: others' entries are followed
 #: from the player's view, one of them far outside it; then they have all played.
 RETURN = """
@@ -978,11 +1019,15 @@ def test_an_islands_beach_fills_show_under_the_pointer_or_a_tap(
         islands = page.evaluate(ISLANDS)
         assert islands
         island = islands[len(islands) // 2]
-        box = page.locator(
-            f'[data-testid=board] [data-testid=tile][data-hex="{island["hex"]}"]'
-        ).bounding_box()
-        assert box is not None
-        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        # Its tile's middle, read in one step (a busy page may draw the board again).
+        x, y = page.evaluate(
+            """hex => {
+              const tile = `[data-testid=board] [data-testid=tile][data-hex="${hex}"]`;
+              const r = document.querySelector(tile).getBoundingClientRect();
+              return [r.x + r.width / 2, r.y + r.height / 2];
+            }""",
+            island["hex"],
+        )
         if size == "phone":
             page.touchscreen.tap(x, y)
         else:
@@ -997,7 +1042,9 @@ def test_an_islands_beach_fills_show_under_the_pointer_or_a_tap(
         shot(page, f"fills-{size}")
         if size == "desktop":
             page.mouse.move(1, 1)
-            page.wait_for_function("!document.querySelector('.layer-fills [data-testid=beach-fill]')")
+            page.wait_for_function(
+                "!document.querySelector('.layer-fills [data-testid=beach-fill]')"
+            )
     finally:
         context.close()
     assert errors == []
@@ -1036,3 +1083,41 @@ def test_a_compass_names_the_directions_the_log_uses(
             shot(page, f"compass-{locale}")
         finally:
             page.close()
+
+
+def test_a_phones_docked_panel_grows_over_a_board_that_stays(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    """The docked decision's corner button makes it taller (more of its text in sight)
+    over the board, whose box and view stay where they were; pressed again, it is back."""
+    errors: list[str] = []
+    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    context.add_init_script(INSTANT)
+    page = context.new_page()
+    watch_errors(page, errors)
+    try:
+        game, colour, token = two_tap_turn(api, gateway)
+        page.goto(f"{gateway.url}/?lang=en")
+        sit(page, game, colour, token)
+        page.goto(f"{gateway.url}/games/{game}?lang=en")
+        page.wait_for_function("document.body.dataset.myturn === '1'")
+        board = page.get_by_test_id("board")
+        dock = page.get_by_test_id("dock")
+        before = (board.bounding_box(), view_box(page), dock.bounding_box())
+        page.get_by_test_id("dock-grow").tap()
+        page.wait_for_function("document.body.dataset.dock === 'tall'")
+        grown = dock.bounding_box()
+        assert grown is not None and before[2] is not None
+        assert grown["height"] > before[2]["height"] + 100, (grown, before[2])
+        assert grown["y"] + grown["height"] == pytest.approx(
+            before[2]["y"] + before[2]["height"], abs=1
+        )
+        assert (board.bounding_box(), view_box(page)) == before[:2]
+        assert page.get_by_test_id("dock-grow").get_attribute("aria-pressed") == "true"
+        shot(page, "phone-dock-tall")
+        page.get_by_test_id("dock-grow").tap()
+        page.wait_for_function("document.body.dataset.dock !== 'tall'")
+        assert dock.bounding_box() == before[2]
+    finally:
+        context.close()
+    assert errors == []

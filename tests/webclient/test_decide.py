@@ -713,7 +713,11 @@ async ([colours]) => {
     ("colours", "exit"),
     [
         (["COLOUR_YELLOW", "COLOUR_YELLOW"], "\u2013 north: the voyage fails at danger 2"),
-        (["COLOUR_RED", "COLOUR_BLUE"], "\u2013 north: reaches open sea, where a tile is drawn"),
+        (
+            ["COLOUR_RED", "COLOUR_BLUE"],
+            "\u2013 north: reaches open sea, where a new tile is drawn"
+            " and the voyage may still fail",
+        ),
     ],
     ids=["fails", "passes"],
 )
@@ -789,14 +793,17 @@ def test_start_over_keeps_its_place_and_the_preview_pointed_at_again_confirms(
     assert errors == []
 
 
-
 def _two_islands(s: Any) -> bool:
     """A turn that can expand on two islands or more, one of them in several ways
     (picks: the island, then its beaches)."""
     decision = s["view"].get("decision")
     if not decision or decision.get("kind") != "DECISION_KIND_TURN":
         return False
-    islands = [json.dumps(o["expand"].get("island", {}), sort_keys=True) for o in decision["options"] if "expand" in o]
+    islands = [
+        json.dumps(o["expand"].get("island", {}), sort_keys=True)
+        for o in decision["options"]
+        if "expand" in o
+    ]
     return len(set(islands)) >= 2 and any(islands.count(i) >= 2 for i in islands)
 
 
@@ -815,7 +822,9 @@ def test_another_island_clicked_mid_choice_starts_the_choice_there(
         game, tokens = api.seated_game(["yellow", "red"])
         snapshot = play_until(api, game, tokens, _two_islands, seed=5)
         options = [o["expand"] for o in snapshot["view"]["decision"]["options"] if "expand" in o]
-        hexes = [f"{o.get('island', {}).get('q', 0)},{o.get('island', {}).get('r', 0)}" for o in options]
+        hexes = [
+            f"{o.get('island', {}).get('q', 0)},{o.get('island', {}).get('r', 0)}" for o in options
+        ]
         first = next(h for h in hexes if hexes.count(h) >= 2)
         other = next(h for h in hexes if h != first)
         open_as(page, gateway.url, game, snapshot, tokens)
@@ -825,7 +834,9 @@ def test_another_island_clicked_mid_choice_starts_the_choice_there(
         beaches = page.locator(f'[data-testid=target][data-key^="beach:{first},"]')
         beaches.first.wait_for()
         # The other island's tile, clicked at its centre (no target there now).
-        box = page.locator(f'[data-testid=board] [data-testid=tile][data-hex="{other}"]').bounding_box()
+        box = page.locator(
+            f'[data-testid=board] [data-testid=tile][data-hex="{other}"]'
+        ).bounding_box()
         assert box is not None
         page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         page.wait_for_function(
@@ -837,6 +848,7 @@ def test_another_island_clicked_mid_choice_starts_the_choice_there(
     finally:
         context.close()
     assert errors == []
+
 
 EMPTY_SUPPLY = """
 async () => {
@@ -892,7 +904,6 @@ def test_a_picked_open_end_shows_where_the_tile_goes(browser: Browser, gateway: 
     assert out["before"] is None and out["after"] == out["want"], out
 
 
-
 ROYAL_PREVIEW = """
 async () => {
   const { GamePage } = await import("/static/js/game.js");
@@ -907,7 +918,8 @@ async () => {
   };
   const view = { tiles: [{ at: {}, tile: "tonga" }], beaches: [], royal: [], decision };
   page.picker = new Picker(decision);
-  const instruction = page.renderDecision(view).querySelector("[data-testid=instruction]").textContent;
+  const card = page.renderDecision(view);
+  const instruction = card.querySelector("[data-testid=instruction]").textContent;
   const holder = document.createElement("div");
   document.body.append(holder);
   const board = new Board(holder, () => {});
@@ -929,6 +941,7 @@ def test_a_royal_island_is_told_where_to_pick_and_previewed(
     out = on_lobby(browser, gateway.url, ROYAL_PREVIEW)
     assert i18n.translate("en", "hint.royal_where") in out["instruction"], out
     assert out["before"] == 0 and out["after"] and out["colour"] == "red", out
+
 
 MAY_END = """
 async ([island, sea]) => {

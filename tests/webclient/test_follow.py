@@ -930,7 +930,8 @@ async (away) => {
   const width = board.box.w;
   board.zoomStep(1 / 1.5);
   const b = box.getBoundingClientRect();
-  return { before, after: where(), closer: board.box.w < width, middle: [b.x + b.width / 2, b.y + b.height / 2] };
+  const middle = [b.x + b.width / 2, b.y + b.height / 2];
+  return { before, after: where(), closer: board.box.w < width, middle };
 }
 """
 

@@ -100,12 +100,14 @@ class Learner:
     def read_tip(self, shots: dict[str, str]) -> str:
         """Read the tip on screen (a screenshot if asked), then dismiss it."""
         # The tip and its text read at once (a decision just made may bring the next tip).
-        tip, text = self.page.evaluate(
+        read: tuple[str | None, str] = self.page.evaluate(
             """() => {
               const coach = document.querySelector("[data-testid=coach]:not([hidden])");
-              return [coach?.dataset.tip || null, coach?.querySelector("[data-testid=coach-text]")?.innerText];
+              const text = coach?.querySelector("[data-testid=coach-text]")?.innerText;
+              return [coach?.dataset.tip || null, text];
             }"""
         )
+        tip, text = read
         assert tip is not None
         self.tips.append(tip)
         self.texts[tip] = text
@@ -370,7 +372,6 @@ def test_the_tutorial_runs_to_its_end_in_every_locale(
     assert errors == []
 
 
-
 def test_a_tip_the_player_decided_with_does_not_come_again(
     browser: Browser, gateway: Running, api: Api
 ) -> None:
@@ -387,7 +388,9 @@ def test_a_tip_the_player_decided_with_does_not_come_again(
             "document.querySelector('[data-testid=coach]')?.dataset.tip === 'welcome'"
         )
         page.get_by_test_id("coach-next").click()
-        page.wait_for_function("document.querySelector('[data-testid=coach]')?.dataset.tip === 'setup'")
+        page.wait_for_function(
+            "document.querySelector('[data-testid=coach]')?.dataset.tip === 'setup'"
+        )
         # Decided with the tip still open (its "Got it" never pressed).
         before = state(page)["sequence"]
         page.locator("[data-testid=board] [data-testid=target]").first.click()
@@ -403,6 +406,7 @@ def test_a_tip_the_player_decided_with_does_not_come_again(
     finally:
         page.context.close()
     assert errors == []
+
 
 def test_help_mode_names_the_pieces_of_the_board_and_picks_nothing(
     browser: Browser, gateway: Running, api: Api

@@ -179,8 +179,11 @@ export class Board {
       this.spots = new Map();
     }
     this.drawTargets(picker);
-    // Framed once per decision; the targets are drawn again for the new scale.
-    if (this.camera.decide(key, this.targetBounds(), (scale) => this.crowded(scale))) {
+    // Framed once per decision, and again after a pick whose targets are too close
+    // together at this zoom; the targets are drawn again for the new scale.
+    const crowded = (scale) => this.crowded(scale);
+    const framed = this.camera.decide(key, this.targetBounds(), crowded);
+    if (framed || (picker.picks.length && this.camera.refine(`${key}|${picker.picks.join(" ")}`, this.targetBounds(), crowded))) {
       this.layers.targets.replaceChildren();
       this.layers.under.replaceChildren();
       this.layers.numbers.replaceChildren();

@@ -2,7 +2,8 @@
 // happens; a decision of this player keeps the view while its targets are seen
 // with room, centres them at the same zoom when they fit, else is framed afresh (the
 // whole board when readable, else the targets with a hex of surroundings, no
-// closer than CLOSEST, none cut off); picks never move it; a manual zoom or pan
+// closer than CLOSEST, none cut off); a pick moves it only where the targets it
+// leaves are too close together to pick there; a manual zoom or pan
 // holds until the player's next decision, whose targets are then centred at that
 // zoom where they fit; once others' entries have played, the view returns to where
 // it was before them, widened to take in where they reached, unless a decision of
@@ -183,6 +184,18 @@ export class Camera {
       this.board.moveTo(this.centred(goal, bounds), 0);
       return true;
     }
+    this.board.moveTo(this.frame(bounds, crowded), 0);
+    return true;
+  }
+
+  // A pick made within a decision (`key` names the picks so far): where the targets it
+  // leaves lie too close together to pick at this zoom (an island picked from afar,
+  // its beaches tiny), they are framed; the pick asked for them. Once per pick.
+  refine(key, bounds, crowded) {
+    if (key === this.refineKey) return false;
+    this.refineKey = key;
+    if (!bounds || !this.board.framed || !crowded(this.board.scale(this.board.goal))) return false;
+    this.manual = false;
     this.board.moveTo(this.frame(bounds, crowded), 0);
     return true;
   }

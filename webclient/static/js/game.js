@@ -678,6 +678,17 @@ export class GamePage {
     const undoCard = undo && !decision ? h("section", { class: "card decision" }, undo) : null;
     if (undo && decision) decision.querySelector("h2").after(undo);
     if (bar && narrow) decision.append(bar);
+    // On a phone the docked panel grows over the board when more of it is wanted (the
+    // view below keeps its place: the board never moves).
+    const docked0 = decision ?? undoCard;
+    if (narrow && docked0) {
+      const tall = document.body.dataset.dock === "tall";
+      docked0.prepend(h("button", { type: "button", class: "secondary dock-grow", testid: "dock-grow",
+        "aria-label": t("dock.grow"), "aria-pressed": String(tall), onclick: () => {
+          document.body.dataset.dock = tall ? "" : "tall";
+          this.render();
+        } }, tall ? "\u25BE" : "\u25B4"));
+    }
     this.actionBar.replaceChildren(...(bar && !narrow ? [bar] : []));
     // Before the start a phone's dock holds the seats (join, Start).
     const seats = state === "open" ? this.renderSeats(game) : null;
