@@ -649,7 +649,8 @@ async () => {
         range.setEnd(node, at + 1);
         return range.getBoundingClientRect().left;
       };
-      const inOrder = left("3") < left("6");
+      // Read from the right, as the sentence is: 3 first (to the right), then 6.
+      const inOrder = left("3") > left("6");
       button.remove();
       return { text, inOrder };
     });
@@ -660,8 +661,8 @@ async () => {
 def test_beach_numbers_keep_their_order_inside_undo_and_confirm_in_hebrew(
     browser: Browser, gateway: Running
 ) -> None:
-    """ "3, 6" reads 3 then 6 in the option, and in the Undo and Confirm buttons that
-    name it (a list isolated inside an isolated option)."""
+    """ "3, 6" reads 3 then 6 (from the right) in the option, and in the Undo and
+    Confirm buttons that name it (a list isolated inside an isolated option)."""
     page = browser.new_page(viewport=PHONE)
     try:
         page.goto(f"{gateway.url}/?lang=he")
@@ -675,7 +676,8 @@ def test_beach_numbers_keep_their_order_inside_undo_and_confirm_in_hebrew(
 def test_a_list_of_beach_numbers_keeps_its_order_in_hebrew(
     browser: Browser, gateway: Running
 ) -> None:
-    """In a right-to-left page, "1, 4, 5, 6" reads in order on a narrow button."""
+    """In a right-to-left page, "1, 4, 5, 6" reads in order from the right, on one line
+    of a narrow button."""
     page = browser.new_page(viewport=PHONE)
     try:
         page.goto(f"{gateway.url}/?lang=he")
@@ -683,7 +685,7 @@ def test_a_list_of_beach_numbers_keeps_its_order_in_hebrew(
         found = page.evaluate(BEACH_LIST)
         # One line, left to right: the list is never split where the button wraps.
         for a, b in itertools.pairwise(found):
-            assert b["top"] == a["top"] and b["left"] > a["left"], found
+            assert b["top"] == a["top"] and b["left"] < a["left"], found
     finally:
         page.close()
 

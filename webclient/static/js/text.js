@@ -2,7 +2,7 @@
 // Every word comes from the catalog; events and errors are kinds, fields and
 // reason codes, never English from the server.
 
-import { t, td, tn, has, list, groups } from "./i18n.js";
+import { t, td, tn, has, list, groups, RLI, PDI } from "./i18n.js";
 import { tile, centre, neighbour } from "./geometry.js";
 import { actOf } from "./choices.js";
 import { colourName, kindOf, levelName } from "./wire.js";
@@ -68,11 +68,12 @@ const tileAt = (view, [q, r]) =>
   (view?.tiles ?? []).find((p) => (p.at?.q ?? 0) === q && (p.at?.r ?? 0) === r)?.tile;
 
 const beachNo = (index) => (index ?? 0) + 1;
-// Beach numbers in a list ("1, 4, 5, 6"): in a right-to-left page a line never
-// breaks inside it (its end on the next line reads as if out of order).
+// Beach numbers in a list ("1, 4, 5, 6"): in a right-to-left page the list runs
+// right to left as the sentence does (its first number rightmost, each comma after
+// its number), isolated as such wherever it is put, and a line never breaks inside it.
 const beachList = (beaches) => {
   const text = list((beaches ?? []).map(beachNo));
-  return document.documentElement.dir === "rtl" ? text.replace(/ /g, "\u00a0") : text;
+  return document.documentElement.dir === "rtl" ? `${RLI}${text.replace(/ /g, "\u00a0")}${PDI}` : text;
 };
 const counted = (entries) =>
   list((entries ?? [])
