@@ -513,6 +513,7 @@ async () => {
     return {
       text: card.querySelector("[data-testid=instruction]").textContent,
       confirm: Boolean(card.querySelector("[data-testid=confirm]")),
+      placed: card.querySelectorAll("[data-testid=group] [data-placed]").length,
       ghosts: (page.preview({ tiles: [], beaches: [], decision }).ghosts ?? []).length,
     };
   };
@@ -558,10 +559,13 @@ def test_the_decision_panel_says_what_the_board_shows(
         "text": i18n.translate("en", "pick.ready"),
         "confirm": True,
         "ghosts": 3,
+        "placed": 0,
     }
     # "or confirm" only where a Confirm button is.
     assert "confirm" not in out["landNone"]["text"] and not out["landNone"]["confirm"]
     assert "or confirm" in out["landSome"]["text"] and out["landSome"]["confirm"]
+    # The red ship placed is dimmed in the group; none before.
+    assert out["landNone"]["placed"] == 0 and out["landSome"]["placed"] == 1
 
 
 OPTION_LABELS = """

@@ -1037,8 +1037,21 @@ export class GamePage {
       const picked = picker.picks.filter((k) => k.startsWith("land:") && k !== "land:none")
         .map((k) => ({ beach: Number(k.split(":")[1]), colour: wireColour(k.split(":")[2]) }));
       const back = leftOver(decision.group ?? [], picked);
+      // The ships placed so far are dimmed in the group: those left stand out.
+      const placed = new Map();
+      for (const p of picked) placed.set(colourName(p.colour), (placed.get(colourName(p.colour)) ?? 0) + 1);
       parts.push(h("p", { testid: "group" }, t("land.group"), " ",
-        ...(decision.group ?? []).map((c) => swatch(colourName(c)))));
+        ...(decision.group ?? []).map((c) => {
+          const name = colourName(c);
+          const done = (placed.get(name) ?? 0) > 0;
+          if (done) placed.set(name, placed.get(name) - 1);
+          const mark = swatch(name);
+          if (done) {
+            mark.classList.add("placed");
+            mark.dataset.placed = "1";
+          }
+          return mark;
+        })));
       // Ships still to place, until Confirm (which names what goes back).
       if (picked.length && back.length && !ready) {
         parts.push(h("p", { testid: "not-placed" }, t("land.not_placed"), " ", ...back.map((c) => swatch(colourName(c)))));
