@@ -304,6 +304,7 @@ COACH = [
     N_("coach.settle_ship"),
     N_("coach.graduate.title"),
     N_("coach.graduate"),
+    N_("coach.graduate_early"),
     N_("coach.no_ship.title"),
     N_("coach.no_ship"),
     N_("coach.end.title"),

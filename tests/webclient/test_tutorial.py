@@ -672,3 +672,74 @@ def test_once_every_lesson_tip_was_read_the_coach_says_the_lesson_is_over(
     finally:
         page.context.close()
     assert errors == []
+
+
+#: The tips of the main decisions and signs (tutorial.js MAIN), and the learner's
+#: decisions after which they end the lesson (EARLY).
+MAIN = ["welcome", "setup", "turn", "emigrate", "stack", "danger", "land"]
+EARLY = 20
+
+
+def test_a_learner_who_met_the_main_decisions_is_told_the_lesson_is_over_after_a_while(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    """A royal island or a New settlement may never come up: once the main tips were read
+    and the learner has made enough decisions, the coach still ends the lesson, saying
+    that the rest is explained when it comes up."""
+    errors: list[str] = []
+    page = open_page(browser, gateway, "en", DESKTOP)
+    watch_errors(page, errors)
+    texts = catalog("en")
+    try:
+        page.goto(f"{gateway.url}/learn?lang=en")
+        page.get_by_test_id("learn").click()
+        game = game_id(page)
+        page.get_by_test_id("coach").wait_for()
+        seat = seat_of(page, game)
+        url = page.url
+        # The learner's decisions, over the API, the bot answering between them (the
+        # page meanwhile on the rules, so that nothing it remembers is written over).
+        page.goto(f"{gateway.url}/how-to-play?lang=en")
+        rng = random.Random(5)
+        made = 0
+        deadline = time.monotonic() + 120
+        while made < EARLY and time.monotonic() < deadline:
+            snapshot = api.ok("GET", f"/api/v1/games/{game}", token=seat["token"])["snapshot"]
+            decision = snapshot["view"].get("decision")
+            assert decision is not None, "the game ended first"
+            if decision["player"] != seat["colour"]:
+                time.sleep(0.05)
+                continue
+            api.ok(
+                "POST",
+                f"/api/v1/games/{game}/actions",
+                {
+                    "sequence": snapshot["sequence"],
+                    "request_id": f"e{snapshot['sequence']}",
+                    "action": rng.choice(decision["options"]),
+                },
+                seat["token"],
+            )
+            made += 1
+        assert made == EARLY
+        page.evaluate(
+            "([key, tips]) => localStorage.setItem(key, JSON.stringify(tips))",
+            [f"tongiaki.coach.{game}", MAIN],
+        )
+        page.goto(url)
+        # The board's own tips not read yet come first; then the lesson's end.
+        page.get_by_test_id("coach").wait_for()
+        for _ in range(6):
+            tip = page.get_by_test_id("coach").get_attribute("data-tip")
+            if tip == "graduate":
+                break
+            page.get_by_test_id("coach-next").click()
+            page.wait_for_function(
+                "tip => document.querySelector('[data-testid=coach]')?.dataset.tip !== tip",
+                arg=tip,
+            )
+        assert page.get_by_test_id("coach").get_attribute("data-tip") == "graduate"
+        assert page.get_by_test_id("coach-text").inner_text() == texts["coach.graduate_early"]
+    finally:
+        page.context.close()
+    assert errors == []

@@ -19,8 +19,12 @@ export const TIPS = [
 ];
 
 // Once these were all explained, the coach says the lesson is over ("graduate"):
-// the learner may finish the game or start a real one.
+// the learner may finish the game or start a real one. It says so too once the main
+// ones were (MAIN) and the learner has made EARLY decisions: what is left (a royal
+// island, a New settlement) is explained when it first comes up.
 const LESSON = TIPS.filter((tip) => !["graduate", "no_ship", "end"].includes(tip));
+const MAIN = ["welcome", "setup", "turn", "emigrate", "stack", "danger", "land"];
+const EARLY = 20;
 
 // Tips about a situation that passes (a decision, a pick): a tip left unread when
 // its moment has passed waits for the next time it comes up.
@@ -122,7 +126,8 @@ export class Coach {
       }
     }
     if (view.result?.length) this.offer("end");
-    else if (LESSON.every((tip) => this.seen.has(tip))) this.offer("graduate");
+    else if (LESSON.every((tip) => this.seen.has(tip))
+      || (MAIN.every((tip) => this.seen.has(tip)) && this.ownDecisions(me) >= EARLY)) this.offer("graduate");
     if (PASSING.has(open) && !this.now.has(open)) this.read(open);
     this.queue = this.queue.filter((tip) => !PASSING.has(tip) || this.now.has(tip));
     // The decision on screen is explained first; the signs of the board can wait. A
@@ -220,6 +225,7 @@ export class Coach {
     }
     const done = TIPS.filter((x) => this.seen.has(x)).length;
     const costly = tip === "settle" && this.cost > 0;
+    const early = tip === "graduate" && !LESSON.every((x) => this.seen.has(x));
     const error = h("p", { class: "error", role: "alert" });
     const buttons = tip === "end" || tip === "graduate"
       ? [
@@ -234,7 +240,7 @@ export class Coach {
     this.node.replaceChildren(h("div", { dir: document.documentElement.dir || "ltr", testid: "coach-body" },
       h("p", { class: "coach-step muted", testid: "coach-step" }, t("coach.step", { step: done + 1 })),
       h("h2", {}, td(`coach.${costly ? "settle_costly" : tip}.title`)),
-      h("p", { testid: "coach-text" }, costly ? tn("coach.settle_costly", this.cost) : td(`coach.${tip}`)),
+      h("p", { testid: "coach-text" }, costly ? tn("coach.settle_costly", this.cost) : td(`coach.${early ? "graduate_early" : tip}`)),
       h("div", { class: "coach-buttons" }, ...buttons),
       error));
     this.dodge();
