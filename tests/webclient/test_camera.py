@@ -875,7 +875,15 @@ async () => {
   camera.decide(41, { x: -1800, y: -1800, w: 100, h: 100 });
   const framed = { ...board.goal };
   camera.rest();
-  return { home, back, moves, framed, after: board.goal };
+  const after = { ...board.goal };
+  // Followed far away, then a decision whose targets lie in the player's own view:
+  // it is framed from that view (their zoom), not from where the others' moves went.
+  const mine = { x: -500, y: -500, w: 1000, h: 1000 };
+  board.goal = { ...mine };
+  await camera.follow({ action_applied: { action: { expand: { island: { q: 6, r: 0 } } } } }, 0);
+  const away = { ...board.goal };
+  camera.decide(43, { x: -100, y: -100, w: 100, h: 100 });
+  return { home, back, moves, framed, after, mine, away, own: board.goal };
 }
 """
 
@@ -900,6 +908,7 @@ def test_after_others_moves_the_view_returns_widened_to_where_they_reached(
     framed = out["framed"]
     assert framed["x"] <= -1800 and framed["x"] + framed["w"] >= -1700, out
     assert out["after"] == framed, out
+    assert out["away"] != out["mine"] and out["own"] == out["mine"], out
 
 
 #: A board with one target of `kind` ("beach" or "end"): whether it counts as

@@ -11,12 +11,10 @@ import {
 import { el, shipPath, FILL } from "./ships.js";
 import { t, td, tn } from "./i18n.js";
 import { player, tileName } from "./text.js";
-import { Camera, entryHexes } from "./camera.js";
+import { Camera, entryHexes, WIDE } from "./camera.js";
 import { colourName, kindOf, beachKey } from "./wire.js";
 
 const hexOf = (h) => [h?.q ?? 0, h?.r ?? 0];
-// Below this many pixels per board unit the board shows less detail (ships as counts).
-const WIDE = 0.55;
 // Below this, danger numbers are left out (the paths are too small to follow).
 const FAR = 0.3;
 // The least distance between two targets' centres (CSS px) for a finger and a mouse:

@@ -18,6 +18,9 @@ const MIN_H = 6 * APOTHEM;
 // surroundings stay in sight), and the whole board is shown when it fits at WHOLE.
 const CLOSEST = 1.0;
 const WHOLE = 0.72;
+// Below this many pixels per board unit the board shows less detail (ships as
+// counts, board.js): a decision framed by the camera is never shown there.
+export const WIDE = 0.55;
 // The farthest a view is widened after playback (names still shown: board.js FAR is 0.3).
 const READABLE_LEAST = 0.35;
 // The strip at the board's right edge under the zoom buttons (CSS px); none where
@@ -160,9 +163,13 @@ export class Camera {
     const manual = this.manual || this.chosen;
     this.decisionKey = key;
     this.manual = false;
-    // The decision is framed from here: the end of the playback before it moves nothing.
+    // The decision is framed from here: the end of the playback before it moves
+    // nothing. It is framed from the view the player had before the playback (their
+    // zoom kept), not from where the others' moves took it.
+    const home = this.home;
     this.home = null;
     this.trail = [];
+    if (home && this.board.framed) this.board.moveTo(home, 0);
     if (!bounds) return false;
     const goal = this.board.goal;
     const scale = this.board.scale(goal);
@@ -176,7 +183,7 @@ export class Camera {
     const want = { x: bounds.x - margin, y: bounds.y - margin, w: bounds.w + 2 * margin, h: bounds.h + 2 * margin };
     const whole = this.board.wholeBox();
     const roomy = (goal.w >= Math.min(MIN_W, whole.w) - 1 && goal.h >= Math.min(MIN_H, whole.h) - 1)
-      && scale <= Math.max(CLOSEST, this.board.scale(whole)) * 1.05;
+      && scale <= Math.max(CLOSEST, this.board.scale(whole)) * 1.05 && scale >= WIDE;
     // At the zoom the player chose, or a roomy one, targets that fit are brought into view.
     if (this.board.framed && (roomy || manual) && pickable && want.w <= goal.w && want.h <= goal.h) {
       if (inside(want, goal)) return false;
