@@ -680,10 +680,9 @@ export class GamePage {
     if (bar && narrow) decision.append(bar);
     // On a phone the docked panel grows over the board when more of it is wanted (the
     // view below keeps its place: the board never moves).
-    const docked0 = decision ?? undoCard;
-    if (narrow && docked0) {
+    if (narrow && decision) {
       const tall = document.body.dataset.dock === "tall";
-      docked0.prepend(h("button", { type: "button", class: "secondary dock-grow", testid: "dock-grow",
+      decision.prepend(h("button", { type: "button", class: "secondary dock-grow", testid: "dock-grow",
         "aria-label": t("dock.grow"), "aria-pressed": String(tall), onclick: () => {
           document.body.dataset.dock = tall ? "" : "tall";
           this.render();
