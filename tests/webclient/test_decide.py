@@ -1072,3 +1072,44 @@ def test_a_ship_taken_back_is_shown_leaving_its_beach(browser: Browser, gateway:
         {"colour": "yellow", "taking": False},
         {"colour": "yellow", "taking": True},
     ], out
+
+
+def test_a_new_decision_brings_its_prompt_into_the_side_panel(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    """The side panel scrolled down to the log: at the player's next decision the
+    decision's prompt is in sight again, in the panel's upper half."""
+    errors: list[str] = []
+    context = browser.new_context(viewport={"width": 1366, "height": 600})
+    context.add_init_script(INSTANT)
+    page = context.new_page()
+    page.set_default_timeout(BUSY)
+    watch_errors(page, errors)
+    try:
+        game, tokens = api.seated_game(["yellow", "red"])
+        snapshot = play_until(api, game, tokens, _expanding, seed=8)
+        colour = open_as(page, gateway.url, game, snapshot, tokens)
+        page.goto(f"{gateway.url}/games/{game}?lang=en")
+        page.wait_for_function(MINE)
+        side = page.locator("aside.side")
+        side.evaluate("s => { s.scrollTop = s.scrollHeight; }")
+        assert side.evaluate("s => s.scrollTop") > 0
+        # Decisions over the API (this player's, then the other's) until this
+        # player's next one.
+        start = int(snapshot["sequence"])
+        for step in range(40):
+            api.play(game, tokens, steps=1, seed=50 + step)
+            now = api.ok("GET", f"/api/v1/games/{game}")["snapshot"]
+            decision = now["view"].get("decision") or {}
+            moved = decision.get("player") != colour
+            if int(now["sequence"]) > start + 1 and not moved and step > 0:
+                break
+        page.wait_for_function(f"+document.body.dataset.sequence === {now['sequence']}")
+        page.wait_for_function(MINE)
+        prompt = page.locator("aside.side [data-testid=decision] h2")
+        box, panel = prompt.bounding_box(), side.bounding_box()
+        assert box is not None and panel is not None
+        assert panel["y"] <= box["y"] <= panel["y"] + panel["height"] / 2, (box, panel)
+    finally:
+        context.close()
+    assert errors == []

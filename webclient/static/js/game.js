@@ -743,6 +743,13 @@ export class GamePage {
       this.embedded ? null : this.renderPrefs(),
     ];
     this.side.replaceChildren(...parts.filter(Boolean));
+    // A new decision of this player: its prompt in sight at the side panel's top
+    // wherever the panel was scrolled to (once per decision; the player may scroll on).
+    if (decision && !narrow && this.promptShown !== this.sequence) {
+      this.promptShown = this.sequence;
+      const below = decision.getBoundingClientRect().top - this.side.getBoundingClientRect().top;
+      if (below < 0 || below > this.side.clientHeight / 2) this.side.scrollTop += below - 12;
+    }
     this.renderLog();
     this.alerts.update(mine);
     if (game.settings?.tutorial) this.coachUpdate();
