@@ -805,6 +805,46 @@ def test_a_decision_is_framed_with_its_surroundings_and_a_chain_keeps_the_view(
         page.close()
 
 
+#: A landing (close) and another decision with the same targets, on a big board at
+#: a desktop's size: the boxes each is framed in, and their scales.
+LANDING = """
+async () => {
+  const { Camera } = await import("/static/js/camera.js");
+  const out = [];
+  for (const close of [false, true]) {
+    const board = {
+      aspect: () => 1010 / 730, svg: { clientWidth: 1010 }, framed: true,
+      goal: { x: -3000, y: -2168, w: 6000, h: 4336 },
+      scale(b = this.goal) { return Math.min(1010 / b.w, 730 / b.h); },
+      wholeBox: () => ({ x: -3000, y: -2168, w: 6000, h: 4336 }),
+      moveTo(box) { this.goal = box; },
+    };
+    new Camera(board).decide(9, { x: -80, y: -80, w: 160, h: 160 }, () => false, close);
+    out.push({ ...board.goal, scale: board.scale() });
+  }
+  return out;
+}
+"""
+
+
+def test_a_landing_is_framed_on_its_island_and_neighbours(
+    browser: Browser, gateway: Running
+) -> None:
+    """A landing's ships are placed one by one around one island: it is framed closer
+    than other decisions (up to 1.6 px a unit), its island and neighbours in view."""
+    page = browser.new_page(viewport=DESKTOP)
+    try:
+        page.goto(f"{gateway.url}/?lang=en")
+        other, landing = page.evaluate(LANDING)
+    finally:
+        page.close()
+    assert other["scale"] <= 1.0 + 1e-9, other
+    assert 1.0 < landing["scale"] <= 1.6 + 1e-9, landing
+    assert (
+        landing["w"] >= 5 * SIZE - 1e-6 and landing["x"] <= -80 <= 80 <= landing["x"] + landing["w"]
+    )
+
+
 #: A camera framing a decision far out, then picks: `crowded` says the targets a pick
 #: leaves are too close together below `least` px a unit.
 REFINE = """

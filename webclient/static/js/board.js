@@ -180,7 +180,7 @@ export class Board {
     // Framed once per decision, and again after a pick whose targets are too close
     // together at this zoom; the targets are drawn again for the new scale.
     const crowded = (scale) => this.crowded(scale);
-    const framed = this.camera.decide(key, this.targetBounds(), crowded);
+    const framed = this.camera.decide(key, this.targetBounds(), crowded, kindOf(decision) === "land");
     if (framed || (picker.picks.length && this.camera.refine(`${key}|${picker.picks.join(" ")}`, this.targetBounds(), crowded))) {
       this.layers.targets.replaceChildren();
       this.layers.under.replaceChildren();

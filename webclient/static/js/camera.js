@@ -17,6 +17,8 @@ const MIN_H = 6 * APOTHEM;
 // Pixels per board unit: a decision is never framed closer than this (the
 // surroundings stay in sight), and the whole board is shown when it fits at WHOLE.
 const CLOSEST = 1.0;
+// A landing's island and its neighbours are framed up to this close.
+const CLOSE = 1.6;
 const WHOLE = 0.72;
 // Below this many pixels per board unit the board shows less detail (ships as
 // counts, board.js): a decision framed by the camera is never shown there.
@@ -155,8 +157,10 @@ export class Camera {
   }
 
   // A decision of this player, its targets' bounds; `crowded(scale)`: whether its
-  // targets lie closer than a finger at that scale. Framed once per decision.
-  decide(key, bounds, crowded = () => false) {
+  // targets lie closer than a finger at that scale; `close`: a landing, whose ships
+  // are placed one by one around one island, framed on that island and its
+  // neighbours (up to CLOSE) unless the player chose the view. Framed once per decision.
+  decide(key, bounds, crowded = () => false, close = false) {
     if (key === this.decisionKey) return false;
     // The next decision of a chain (nothing else came between).
     const chain = typeof key === "number" && key === this.decisionKey + 1 && !this.manual;
@@ -176,6 +180,10 @@ export class Camera {
     const pickable = !crowded(scale);
     // A view the player chose that shows every target stays.
     if (manual && this.board.framed && inside(bounds, goal) && pickable) return false;
+    if (close) {
+      this.board.moveTo(this.frame(bounds, crowded, CLOSE), 0);
+      return true;
+    }
     // Nothing moves between the decisions of a chain while its targets are seen
     // (and can be picked there).
     if (this.board.framed && inside(bounds, goal) && chain && pickable) return false;
@@ -215,18 +223,18 @@ export class Camera {
   // The view for targets within `bounds`: the whole board if it is readable
   // there, else the targets with their surroundings, no closer than CLOSEST, kept
   // over the board (no empty sea while tiles are cut) and clear of the zoom buttons.
-  frame(bounds, crowded) {
+  frame(bounds, crowded, closest = CLOSEST) {
     const board = this.board.wholeBox();
     const whole = inside(bounds, board) ? board : this.shape(union(board, bounds));
     const fits = this.board.scale(whole);
-    if (fits >= WHOLE && !crowded(fits)) return whole;
+    if (fits >= WHOLE && !crowded(fits) && closest === CLOSEST) return whole;
     const margin = SIZE * 0.6;
     const want = { x: bounds.x - margin, y: bounds.y - margin, w: bounds.w + 2 * margin, h: bounds.h + 2 * margin };
     // Targets still crowded at the closest view with surroundings (a landing's ships
     // around one island): closer, the targets and their margin alone.
-    const tight = crowded(this.board.scale(this.shape(want))) && crowded(CLOSEST);
+    const tight = crowded(this.board.scale(this.shape(want))) && crowded(closest);
     let box = this.shape(want, !tight);
-    const grow = this.board.scale(box) / CLOSEST;
+    const grow = this.board.scale(box) / closest;
     if (grow > 1 && !tight) box = this.shape({ x: box.x + box.w / 2 - (box.w * grow) / 2, y: box.y + box.h / 2 - (box.h * grow) / 2, w: box.w * grow, h: box.h * grow });
     if (box.w >= whole.w && box.h >= whole.h) return whole;
     // Over the board as far as the targets allow (no empty sea while tiles are cut).
