@@ -489,12 +489,26 @@ def test_log_lines_show_where_and_the_last_round_plays_again(
         assert page.get_by_test_id("board").get_attribute("viewBox") == view
         # "Show the last round": the entries since yellow's last decision, again.
         seq = int(state(page)["sequence"])
+        # Whose turn the status says while the round plays again: this player's, as now.
+        page.evaluate(
+            """() => {
+              window.turnSaid = new Set();
+              window.turnWatch = setInterval(() => {
+                const line = document.querySelector("[data-testid=turn]")?.textContent;
+                if (line && document.body.dataset.playing === "1") window.turnSaid.add(line);
+              }, 30);
+            }"""
+        )
         page.get_by_test_id("last-round").click()
         page.wait_for_function(f"Number(document.body.dataset.sequence) < {seq}")
         page.wait_for_function(
             f"document.body.dataset.sequence === '{seq}' && document.body.dataset.myturn === '1'",
             timeout=60000,
         )
+        said = page.evaluate(
+            "() => { clearInterval(window.turnWatch); return [...window.turnSaid]; }"
+        )
+        assert said == [i18n.translate("en", "status.your_turn")], said
     finally:
         context.close()
     assert errors == []

@@ -392,6 +392,7 @@ export class GamePage {
     const round = this.lastRound();
     if (!round.length || this.playing) return;
     this.playing = true;
+    this.rewinding = true;
     document.body.dataset.playing = "1";
     try {
       const speed = prefs.speed() || 1;
@@ -411,6 +412,7 @@ export class GamePage {
       }
     } finally {
       this.playing = false;
+      this.rewinding = false;
       this.paused = false;
       this.captionFor(null);
     }
@@ -680,6 +682,11 @@ export class GamePage {
     if (bar && narrow) decision.append(bar);
     // On a phone the docked panel grows over the board when more of it is wanted (the
     // view below keeps its place: the board never moves).
+    // Grown by hand for one decision: the next one starts at the usual height.
+    if (this.dockFor !== this.sequence) {
+      this.dockFor = this.sequence;
+      delete document.body.dataset.dock;
+    }
     if (narrow && decision) {
       const tall = document.body.dataset.dock === "tall";
       decision.prepend(h("button", { type: "button", class: "secondary dock-grow", testid: "dock-grow",
@@ -934,11 +941,14 @@ export class GamePage {
       line = waiting ? `${t("status.open")} ${this.seatStatus(game)}` : "";
     }
     else if (state === "finished") line = game.stopped ? t("status.stopped") : t("status.finished");
-    // "Your turn" once the board shown (played back) waits for this player.
-    else if (this.mine() || (seat && view?.decision
-      && colourName(view.decision.player) === colourName(seat.colour))) line = t("status.your_turn");
-    else if (view?.decision) line = t("status.waiting_for", { player: player(view.decision.player) });
-    else line = "";
+    // "Your turn" once the board shown (played back) waits for this player; while the
+    // last round plays again, whose turn it is now (the game's latest board).
+    else {
+      const now = (this.rewinding ? this.snapshot?.view?.decision : null) ?? view?.decision;
+      if (this.mine() || (seat && now && colourName(now.player) === colourName(seat.colour))) line = t("status.your_turn");
+      else if (now) line = t("status.waiting_for", { player: player(now.player) });
+      else line = "";
+    }
     const clock = this.clockLimit ? clockText(this.clockLimit, this.decidedAt) : null;
     this.drawerStatus.textContent = line;
     return h("section", { class: "card status-card", testid: "status" },
