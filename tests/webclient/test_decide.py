@@ -918,7 +918,10 @@ async () => {
     kind: "DECISION_KIND_TURN", player: "COLOUR_RED",
     options: [{ expand: { island: {}, beaches: [1] } }, { royal: { island: {} } }, { settle: {} }],
   };
-  const view = { tiles: [{ at: {}, tile: "tonga" }], beaches: [], royal: [], decision };
+  const view = {
+    tiles: [{ at: {}, tile: "tonga" }], beaches: [{ beach: { index: 0 }, colours: ["COLOUR_RED"] }],
+    royal: [], decision,
+  };
   page.picker = new Picker(decision);
   const card = page.renderDecision(view);
   const instruction = card.querySelector("[data-testid=instruction]").textContent;
@@ -927,10 +930,12 @@ async () => {
   const board = new Board(holder, () => {});
   board.render(view, page.picker, page.preview(view));
   const before = holder.querySelectorAll("[data-testid=royal-ghost]").length;
+  // The island's ship counts step back from its crown.
+  const counts = holder.querySelector("[data-testid=counts]")?.classList.contains("behind");
   page.picker.pick("royal:0,0");
   board.render(view, page.picker, page.preview(view));
   const ghost = holder.querySelector("[data-testid=royal-ghost]");
-  return { instruction, before, after: Boolean(ghost), colour: ghost?.dataset.colour };
+  return { instruction, before, after: Boolean(ghost), colour: ghost?.dataset.colour, counts };
 }
 """
 
@@ -943,6 +948,7 @@ def test_a_royal_island_is_told_where_to_pick_and_previewed(
     out = on_lobby(browser, gateway.url, ROYAL_PREVIEW)
     assert i18n.translate("en", "hint.royal_where") in out["instruction"], out
     assert out["before"] == 0 and out["after"] and out["colour"] == "red", out
+    assert out["counts"] is True, out
 
 
 MAY_END = """

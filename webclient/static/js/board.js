@@ -457,7 +457,9 @@ export class Board {
           // shrink beside a crown, which is drawn over it).
           el("circle", { cx: c.x, cy: c.y, r: SIZE * 0.29, class: "target-hit-ring" }, node);
         } else {
-          // In the lower part of the island, where its mask will stand.
+          // In the lower part of the island, where its mask will stand; the island's
+          // ship counts there (far out) step back so that it is seen.
+          this.labelOf.get(`${q},${r}`)?.querySelector(".counts")?.classList.add("behind");
           el("path", { d: `M${c.x - 14},${c.y + 36}l4,-14l10,8l10,-8l4,14z`, class: "target-crown" }, node);
           el("circle", { cx: c.x, cy: c.y + 30, r: 16, class: "target-hit" }, node);
         }
