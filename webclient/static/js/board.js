@@ -850,7 +850,9 @@ export class Board {
       // A diagram on a page that scrolls (the how-to) zooms only with Ctrl held.
       if (this.container.closest?.(".diagram-board") && !event.ctrlKey) return;
       event.preventDefault();
-      this.zoom(event.deltaY > 0 ? 1.15 : 1 / 1.15, this.toBoard(event.clientX, event.clientY));
+      // As far as the wheel turned (a notch is about 100: a quarter closer or farther).
+      const turned = Math.max(-4, Math.min(4, (event.deltaMode === 1 ? 33 : 1) * event.deltaY / 100));
+      this.zoom(1.25 ** turned, this.toBoard(event.clientX, event.clientY));
     }, { passive: false });
     let moved = false;
     this.svg.addEventListener("pointerdown", (event) => {

@@ -2,8 +2,9 @@
 // happens; a decision of this player keeps the view while its targets are seen
 // with room, centres them at the same zoom when they fit, else is framed afresh (the
 // whole board when readable, else the targets with a hex of surroundings, no
-// closer than CLOSEST, none cut off); a pick moves it only where the targets it
-// leaves are too close together to pick there; a manual zoom or pan
+// closer than CLOSEST, none cut off); a pick moves it only from a view so far out
+// that ships show as counts, where the targets it leaves cannot be picked; a
+// landing is framed on its island (up to CLOSE); a manual zoom or pan
 // holds until the player's next decision, whose targets are then centred at that
 // zoom where they fit; once others' entries have played, the view returns to where
 // it was before them, widened to take in where they reached, unless a decision of
@@ -170,10 +171,15 @@ export class Camera {
     // The decision is framed from here: the end of the playback before it moves
     // nothing. It is framed from the view the player had before the playback (their
     // zoom kept), not from where the others' moves took it.
+    // Widened to where the others' moves reached, where ships still show there.
     const home = this.home;
+    const trail = hexBox(this.trail, SIZE * 0.15);
     this.home = null;
     this.trail = [];
-    if (home && this.board.framed) this.board.moveTo(home, 0);
+    if (home && this.board.framed) {
+      const wide = trail && !inside(trail, home) ? this.shape(union(home, trail)) : null;
+      this.board.moveTo(wide && this.board.scale(wide) >= WIDE ? wide : home, 0);
+    }
     if (!bounds) return false;
     const goal = this.board.goal;
     const scale = this.board.scale(goal);
@@ -203,13 +209,15 @@ export class Camera {
     return true;
   }
 
-  // A pick made within a decision (`key` names the picks so far): where the targets it
-  // leaves lie too close together to pick at this zoom (an island picked from afar,
-  // its beaches tiny), they are framed; the pick asked for them. Once per pick.
+  // A pick made within a decision (`key` names the picks so far) from so far out that
+  // ships show only as counts (an island picked at "fit", its beaches tiny): where the
+  // targets it leaves are too close together to pick there, they are framed; the pick
+  // asked for them. Once per pick; any closer view stays still between picks.
   refine(key, bounds, crowded) {
     if (key === this.refineKey) return false;
     this.refineKey = key;
-    if (!bounds || !this.board.framed || !crowded(this.board.scale(this.board.goal))) return false;
+    const scale = this.board.scale(this.board.goal);
+    if (!bounds || !this.board.framed || scale >= WIDE || !crowded(scale)) return false;
     this.manual = false;
     this.board.moveTo(this.frame(bounds, crowded), 0);
     return true;
@@ -230,6 +238,12 @@ export class Camera {
     if (fits >= WHOLE && !crowded(fits) && closest === CLOSEST) return whole;
     const margin = SIZE * 0.6;
     const want = { x: bounds.x - margin, y: bounds.y - margin, w: bounds.w + 2 * margin, h: bounds.h + 2 * margin };
+    // A landing: its island's targets and their margin, as close as `closest` allows.
+    if (closest !== CLOSEST) {
+      const box = this.shape(want, false);
+      const f = Math.max(1, this.board.scale(box) / closest);
+      return this.shape({ x: box.x + box.w / 2 - (box.w * f) / 2, y: box.y + box.h / 2 - (box.h * f) / 2, w: box.w * f, h: box.h * f }, false);
+    }
     // Targets still crowded at the closest view with surroundings (a landing's ships
     // around one island): closer, the targets and their margin alone.
     const tight = crowded(this.board.scale(this.shape(want))) && crowded(closest);

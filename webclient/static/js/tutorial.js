@@ -158,12 +158,11 @@ export class Coach {
     this.show();
   }
 
-  // On a phone the card opens in the docked decision panel (whose height is fixed,
-  // so the board never moves), right under the prompt (Confirm stays at the panel's
-  // foot); on a wider
-  // screen it comes right after the decision in the side panel (the board left
-  // whole; closing it moves no button of the decision); without a tip it waits over
-  // the board.
+  // The card opens right under the decision's prompt: on a phone in the docked
+  // decision panel (which the board's view keeps clear of; Confirm stays at its
+  // foot), on a wider screen in the side panel (the board left whole; Confirm is on
+  // the board), where a new decision's prompt is brought into sight; without a
+  // decision, after the game's card, or without a tip over the board.
   place(tip) {
     const page = this.page;
     const docked = Boolean(tip && page.narrow?.matches);
@@ -177,10 +176,10 @@ export class Coach {
       }
       return;
     }
-    const decision = tip && page.side.querySelector(":scope > [data-testid=decision]");
+    const prompt = tip && page.side.querySelector(":scope > [data-testid=decision] > h2");
     const status = tip && page.side.querySelector(":scope > [data-testid=status]");
-    if (decision) {
-      if (decision.nextElementSibling !== this.node) decision.after(this.node);
+    if (prompt) {
+      if (prompt.nextElementSibling !== this.node) prompt.after(this.node);
     } else if (status) {
       if (status.nextElementSibling !== this.node) status.after(this.node);
     } else if (this.node.parentNode !== page.boardArea) {
@@ -218,6 +217,8 @@ export class Coach {
     if (this.node.dataset.tip === (tip ?? "")) return;
     this.node.dataset.tip = tip ?? "";
     this.node.hidden = !tip;
+    // A new tip in a phone's docked panel is read from its top.
+    if (tip && this.node.parentNode && this.page.dock.contains(this.node)) this.page.dock.scrollTop = 0;
     this.shownAt = this.page.seat ? this.ownDecisions(colourName(this.page.seat.colour)) : 0;
     if (!tip) {
       this.node.replaceChildren();
@@ -225,7 +226,9 @@ export class Coach {
     }
     const done = TIPS.filter((x) => this.seen.has(x)).length;
     const costly = tip === "settle" && this.cost > 0;
-    const early = tip === "graduate" && !LESSON.every((x) => this.seen.has(x));
+    // Ended early: it names what is left only if a royal island or a New settlement is.
+    const early = tip === "graduate" && !LESSON.every((x) => this.seen.has(x))
+      && !(this.seen.has("royal") && this.seen.has("settle"));
     const error = h("p", { class: "error", role: "alert" });
     const buttons = tip === "end" || tip === "graduate"
       ? [
