@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import Browser, Page, ViewportSize
 
 from tests.webclient.conftest import ARTIFACTS, Api, Running
-from tests.webclient.pages import sit
+from tests.webclient.pages import game_page, sit
 from tests.webclient.test_browser import INSTANT, PHONE, decide, state, watch_errors
 from tests.webclient.test_follow import bots_game
 from webclient import i18n
@@ -1164,15 +1164,11 @@ def test_a_phones_docked_panel_grows_over_a_board_that_stays(
     """The docked decision's corner button makes it taller (more of its text in sight)
     over the board, whose box and view stay where they were; pressed again, it is back."""
     errors: list[str] = []
-    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
-    context.add_init_script(INSTANT)
-    page = context.new_page()
-    watch_errors(page, errors)
-    try:
-        game, colour, token = two_tap_turn(api, gateway)
-        page.goto(f"{gateway.url}/?lang=en")
-        sit(page, game, colour, token)
-        page.goto(f"{gateway.url}/games/{game}?lang=en")
+    game, colour, token = two_tap_turn(api, gateway)
+    seat = (colour, token)
+    with game_page(
+        browser, gateway.url, game, seat, viewport=PHONE, touch=True, errors=errors
+    ) as page:
         page.wait_for_function("document.body.dataset.myturn === '1'")
         board = page.get_by_test_id("board")
         dock = page.get_by_test_id("dock")
@@ -1191,6 +1187,4 @@ def test_a_phones_docked_panel_grows_over_a_board_that_stays(
         page.get_by_test_id("dock-grow").tap()
         page.wait_for_function("document.body.dataset.dock !== 'tall'")
         assert dock.bounding_box() == before[2]
-    finally:
-        context.close()
     assert errors == []

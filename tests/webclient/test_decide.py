@@ -20,7 +20,7 @@ from engine import Game
 from server.rpc import codec as convert
 from tests.webclient.axe import violations
 from tests.webclient.conftest import ARTIFACTS, Api, Running, own_gateway
-from tests.webclient.pages import BUSY, on_lobby, sit
+from tests.webclient.pages import BUSY, game_page, on_lobby, sit
 from tests.webclient.test_browser import DESKTOP, INSTANT, PHONE, state, watch_errors
 from tests.webclient.test_follow import (
     board_of,
@@ -200,11 +200,17 @@ def points_lost(view: dict[str, Any], colour: str) -> int:
     return int(now) - int(kept)
 
 
+def seat_to_move(snapshot: Any, tokens: dict[str, str]) -> tuple[str, str]:
+    """The seat (colour, token) of ``snapshot``'s pending decision."""
+    colour = str(snapshot["view"]["decision"]["player"])
+    return colour, tokens[colour]
+
+
 def open_as(page: Page, url: str, game: str, snapshot: Any, tokens: dict[str, str]) -> str:
     """Open ``game`` in ``page`` holding the seat of its pending decision; that colour."""
-    colour = str(snapshot["view"]["decision"]["player"])
+    colour, token = seat_to_move(snapshot, tokens)
     page.goto(f"{url}/?lang=en")
-    sit(page, game, colour, tokens[colour])
+    sit(page, game, colour, token)
     return colour
 
 
@@ -815,22 +821,17 @@ def test_another_island_clicked_mid_choice_starts_the_choice_there(
     """An island picked, its beaches offered: a click on another island that can be
     expanded on starts the choice over on that island, with no Start over first."""
     errors: list[str] = []
-    context = browser.new_context(viewport=DESKTOP)
-    context.add_init_script(INSTANT)
-    page = context.new_page()
-    page.set_default_timeout(BUSY)
-    watch_errors(page, errors)
-    try:
-        game, tokens = api.seated_game(["yellow", "red"])
-        snapshot = play_until(api, game, tokens, _two_islands, seed=5)
-        options = [o["expand"] for o in snapshot["view"]["decision"]["options"] if "expand" in o]
-        hexes = [
-            f"{o.get('island', {}).get('q', 0)},{o.get('island', {}).get('r', 0)}" for o in options
-        ]
-        first = next(h for h in hexes if hexes.count(h) >= 2)
-        other = next(h for h in hexes if h != first)
-        open_as(page, gateway.url, game, snapshot, tokens)
-        page.goto(f"{gateway.url}/games/{game}?lang=en")
+    game, tokens = api.seated_game(["yellow", "red"])
+    snapshot = play_until(api, game, tokens, _two_islands, seed=5)
+    options = [o["expand"] for o in snapshot["view"]["decision"]["options"] if "expand" in o]
+    hexes = [
+        f"{o.get('island', {}).get('q', 0)},{o.get('island', {}).get('r', 0)}" for o in options
+    ]
+    first = next(h for h in hexes if hexes.count(h) >= 2)
+    other = next(h for h in hexes if h != first)
+    with game_page(
+        browser, gateway.url, game, seat_to_move(snapshot, tokens), errors=errors
+    ) as page:
         page.wait_for_function(MINE)
         page.locator(f'[data-testid=target][data-key="island:{first}"]').click()
         beaches = page.locator(f'[data-testid=target][data-key^="beach:{first},"]')
@@ -847,8 +848,6 @@ def test_another_island_clicked_mid_choice_starts_the_choice_there(
         there = page.locator(f'[data-testid=target][data-key^="beach:{other},"]').count()
         assert there > 0 or page.get_by_test_id("confirm").count() == 1
         assert page.get_by_test_id("reset").count() == 1
-    finally:
-        context.close()
     assert errors == []
 
 
@@ -1086,16 +1085,12 @@ def test_a_new_decision_brings_its_prompt_into_the_side_panel(
     """The side panel scrolled down to the log: at the player's next decision the
     decision's prompt is in sight again, in the panel's upper half."""
     errors: list[str] = []
-    context = browser.new_context(viewport={"width": 1366, "height": 600})
-    context.add_init_script(INSTANT)
-    page = context.new_page()
-    page.set_default_timeout(BUSY)
-    watch_errors(page, errors)
-    try:
-        game, tokens = api.seated_game(["yellow", "red"])
-        snapshot = play_until(api, game, tokens, _expanding, seed=8)
-        colour = open_as(page, gateway.url, game, snapshot, tokens)
-        page.goto(f"{gateway.url}/games/{game}?lang=en")
+    game, tokens = api.seated_game(["yellow", "red"])
+    snapshot = play_until(api, game, tokens, _expanding, seed=8)
+    seat = seat_to_move(snapshot, tokens)
+    colour = seat[0]
+    low: ViewportSize = {"width": 1366, "height": 600}
+    with game_page(browser, gateway.url, game, seat, viewport=low, errors=errors) as page:
         page.wait_for_function(MINE)
         side = page.locator("aside.side")
         side.evaluate("s => { s.scrollTop = s.scrollHeight; }")
@@ -1116,6 +1111,4 @@ def test_a_new_decision_brings_its_prompt_into_the_side_panel(
         box, panel = prompt.bounding_box(), side.bounding_box()
         assert box is not None and panel is not None
         assert panel["y"] <= box["y"] <= panel["y"] + panel["height"] / 2, (box, panel)
-    finally:
-        context.close()
     assert errors == []

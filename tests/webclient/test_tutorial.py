@@ -728,8 +728,10 @@ def test_a_learner_who_met_the_main_decisions_is_told_the_lesson_is_over_after_a
         )
         page.goto(url)
         # The board's own tips not read yet come first; then the lesson's end.
-        page.get_by_test_id("coach").wait_for()
-        for _ in range(6):
+        shown = "document.querySelector('[data-testid=coach]:not([hidden])')?.dataset.tip"
+        for _ in range(8):
+            # A tip on screen (the log, which counts the decisions, may come after the board).
+            page.wait_for_function(shown)
             tip = page.get_by_test_id("coach").get_attribute("data-tip")
             if tip == "graduate":
                 break
