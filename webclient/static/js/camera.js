@@ -69,6 +69,8 @@ const union = (a, b) => {
   const y = Math.min(a.y, b.y);
   return { x, y, w: Math.max(a.x + a.w, b.x + b.w) - x, h: Math.max(a.y + a.h, b.y + b.h) - y };
 };
+// `box` grown `f` times about its centre.
+const scaled = (box, f) => ({ x: box.x + box.w / 2 - (box.w * f) / 2, y: box.y + box.h / 2 - (box.h * f) / 2, w: box.w * f, h: box.h * f });
 const inside = (a, b) => a.x >= b.x - 0.5 && a.y >= b.y - 0.5 && a.x + a.w <= b.x + b.w + 0.5 && a.y + a.h <= b.y + b.h + 0.5;
 
 export class Camera {
@@ -241,15 +243,14 @@ export class Camera {
     // A landing: its island's targets and their margin, as close as `closest` allows.
     if (closest !== CLOSEST) {
       const box = this.shape(want, false);
-      const f = Math.max(1, this.board.scale(box) / closest);
-      return this.shape({ x: box.x + box.w / 2 - (box.w * f) / 2, y: box.y + box.h / 2 - (box.h * f) / 2, w: box.w * f, h: box.h * f }, false);
+      return this.shape(scaled(box, Math.max(1, this.board.scale(box) / closest)), false);
     }
     // Targets still crowded at the closest view with surroundings (a landing's ships
     // around one island): closer, the targets and their margin alone.
     const tight = crowded(this.board.scale(this.shape(want))) && crowded(closest);
     let box = this.shape(want, !tight);
     const grow = this.board.scale(box) / closest;
-    if (grow > 1 && !tight) box = this.shape({ x: box.x + box.w / 2 - (box.w * grow) / 2, y: box.y + box.h / 2 - (box.h * grow) / 2, w: box.w * grow, h: box.h * grow });
+    if (grow > 1 && !tight) box = this.shape(scaled(box, grow));
     if (box.w >= whole.w && box.h >= whole.h) return whole;
     // Over the board as far as the targets allow (no empty sea while tiles are cut).
     const clamp = (v, lo, hi) => Math.min(Math.max(v, lo), hi);

@@ -7,7 +7,7 @@ import { Board, newShips } from "./board.js";
 import { Picker } from "./choices.js";
 import { h } from "./dom.js";
 import { disjunction, t, td, tn, list, has } from "./i18n.js";
-import { swatch } from "./ships.js";
+import { el, swatch } from "./ships.js";
 import { tile, neighbour, centre, towards, curveControl, angleOf } from "./geometry.js";
 import { entryHexes } from "./camera.js";
 import { Chronicle, fetchEntries } from "./history.js";
@@ -30,30 +30,16 @@ const HOLD = 900;
 // The six directions the log names, as a rose over the board's corner (north up,
 // as on the board, which is never turned).
 function compass() {
-  const ns = "http://www.w3.org/2000/svg";
-  const svg = document.createElementNS(ns, "svg");
-  svg.setAttribute("viewBox", "-40 -40 80 80");
-  svg.setAttribute("class", "compass");
-  svg.setAttribute("role", "img");
-  svg.setAttribute("aria-label", [3, 4, 5, 0, 1, 2].map((d) => td(`dir.${d}`)).join(", "));
-  svg.dataset.testid = "compass";
-  const disc = document.createElementNS(ns, "circle");
-  disc.setAttribute("cy", "8");
-  disc.setAttribute("r", "27");
-  svg.append(disc);
+  const svg = el("svg", {
+    viewBox: "-40 -40 80 80", class: "compass", role: "img", "data-testid": "compass",
+    "aria-label": [3, 4, 5, 0, 1, 2].map((d) => td(`dir.${d}`)).join(", "),
+  });
+  el("circle", { cy: 8, r: 27 }, svg);
   for (let dir = 0; dir < 6; dir += 1) {
     const a = angleOf(dir);
-    const line = document.createElementNS(ns, "line");
-    line.setAttribute("y1", "8");
-    line.setAttribute("x2", (22 * Math.cos(a)).toFixed(1));
-    line.setAttribute("y2", (8 + 22 * Math.sin(a)).toFixed(1));
-    line.setAttribute("class", dir === 3 ? "north" : "");
-    svg.append(line);
+    el("line", { y1: 8, x2: (22 * Math.cos(a)).toFixed(1), y2: (8 + 22 * Math.sin(a)).toFixed(1), class: dir === 3 ? "north" : "" }, svg);
   }
-  const north = document.createElementNS(ns, "text");
-  north.setAttribute("y", "-28");
-  north.textContent = td("dir.3");
-  svg.append(north);
+  el("text", { y: -28 }, svg).textContent = td("dir.3");
   return svg;
 }
 

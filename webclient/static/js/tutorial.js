@@ -145,8 +145,7 @@ export class Coach {
 
   next() {
     const tip = this.queue.shift();
-    if (tip) this.seen.add(tip);
-    this.save();
+    if (tip) this.read(tip);
     this.show();
   }
 
@@ -166,20 +165,12 @@ export class Coach {
   place(tip) {
     const page = this.page;
     const docked = Boolean(tip && page.narrow?.matches);
-    if (docked) {
-      // Under the decision's prompt (Confirm, at the foot, is never pushed out of the dock by the tip).
-      const prompt = page.dock.querySelector("[data-testid=decision] > h2");
-      if (prompt) {
-        if (prompt.nextElementSibling !== this.node) prompt.after(this.node);
-      } else if (page.dock.firstChild !== this.node) {
-        page.dock.prepend(this.node);
-      }
-      return;
-    }
-    const prompt = tip && page.side.querySelector(":scope > [data-testid=decision] > h2");
+    const prompt = tip && (docked ? page.dock : page.side).querySelector(":scope > [data-testid=decision] > h2");
     const status = tip && page.side.querySelector(":scope > [data-testid=status]");
     if (prompt) {
       if (prompt.nextElementSibling !== this.node) prompt.after(this.node);
+    } else if (docked) {
+      if (page.dock.firstChild !== this.node) page.dock.prepend(this.node);
     } else if (status) {
       if (status.nextElementSibling !== this.node) status.after(this.node);
     } else if (this.node.parentNode !== page.boardArea) {
