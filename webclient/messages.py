@@ -136,6 +136,8 @@ EVENTS = [
 
 COUNTED = [
     Np_("board.points", "board.points"),
+    Np_("board.out_of_sight_news", "board.out_of_sight_news"),
+    Np_("board.out_of_sight_picks", "board.out_of_sight_picks"),
     Np_("decision.more", "decision.more"),
     Np_("decision.options", "decision.options"),
     Np_("howto.diagram_voyage", "howto.diagram_voyage"),

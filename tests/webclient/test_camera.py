@@ -921,8 +921,19 @@ async () => {
   const camera = new Camera(board);
   const home = { ...board.goal };
   await camera.follow({ action_applied: { action: { expand: { island: { q: 6, r: 0 } } } } }, 0);
+  const followed = { ...board.goal };
   camera.rest();
   const back = sent.at(-1);
+  // A view of the whole board: back to the whole board as the entries left it.
+  const small = board.wholeBox;
+  board.wholeBox = () => ({ x: -600, y: -600, w: 1200, h: 1200 });
+  board.goal = board.wholeBox();
+  await camera.follow({ action_applied: { action: { expand: { island: { q: 5, r: 0 } } } } }, 0);
+  // Grown by the tile drawn there, still readable (ships drawn at 800 / 1400 px a unit).
+  board.wholeBox = () => ({ x: -600, y: -600, w: 1400, h: 1400 });
+  camera.rest();
+  const grown = { ...board.goal };
+  board.wholeBox = small;
   // Followed only inside the view: back exactly where it was.
   board.goal = { ...home };
   await camera.follow({ action_applied: { action: { expand: { island: { q: 0, r: 0 } } } } }, 0);
@@ -943,27 +954,31 @@ async () => {
   await camera.follow({ action_applied: { action: { expand: { island: { q: 6, r: 0 } } } } }, 0);
   const away = { ...board.goal };
   camera.decide(43, { x: -100, y: -100, w: 100, h: 100 });
-  return { home, back, moves, framed, after, mine, away, own: board.goal };
+  return { home, followed, back, grown, moves, framed, after, mine, away, own: board.goal };
 }
 """
 
 
-def test_after_others_moves_the_view_returns_widened_to_where_they_reached(
+def test_after_others_moves_the_view_returns_to_the_players(
     browser: Browser, gateway: Running
 ) -> None:
+    """Others' entries are followed at the player's zoom (panned to), then the view is
+    back exactly where the player had it; a view of the whole board is back on the
+    whole board as the entries grew it."""
     page = browser.new_page(viewport=DESKTOP)
     try:
         page.goto(f"{gateway.url}/?lang=en")
         out = page.evaluate(RETURN)
     finally:
         page.close()
-    home, back = out["home"], out["back"]
-    # It takes in the player's view and the far island (q 6 lies at x 900).
-    assert back["x"] <= home["x"] and back["y"] <= home["y"]
-    assert back["x"] + back["w"] >= home["x"] + home["w"]
-    assert back["x"] + back["w"] >= 900
+    home, followed, back = out["home"], out["followed"], out["back"]
+    # Followed at the same zoom, the far island (q 6 lies at x 900) in the middle.
+    assert (followed["w"], followed["h"]) == (home["w"], home["h"]), out
+    assert followed["x"] < 900 < followed["x"] + followed["w"], out
+    assert back == home, out
+    assert out["grown"] == {"x": -600, "y": -600, "w": 1400, "h": 1400}, out
     # An entry inside the view moves nothing, and nothing is sent back.
-    assert out["moves"] == 2, out
+    assert out["moves"] == 4, out
     # A decision framed with the last entry keeps its framing when the playback ends.
     framed = out["framed"]
     assert framed["x"] <= -1800 and framed["x"] + framed["w"] >= -1700, out
@@ -1187,4 +1202,69 @@ def test_a_phones_docked_panel_grows_over_a_board_that_stays(
         page.get_by_test_id("dock-grow").tap()
         page.wait_for_function("document.body.dataset.dock !== 'tall'")
         assert dock.bounding_box() == before[2]
+    assert errors == []
+
+
+#: The targets' places (board units) and whether each lies in the view shown.
+TARGETS_SEEN = """
+() => {
+  const svg = document.querySelector("[data-testid=board]");
+  const [x, y, w, h] = svg.getAttribute("viewBox").split(" ").map(Number);
+  return [...document.querySelectorAll(".target-hit")].map((n) => {
+    const [cx, cy] = [Number(n.getAttribute("cx")), Number(n.getAttribute("cy"))];
+    return cx >= x && cx <= x + w && cy >= y && cy <= y + h;
+  });
+}
+"""
+
+
+@pytest.mark.parametrize("touch", [False, True])
+def test_targets_out_of_sight_are_pointed_at_from_the_edge(
+    browser: Browser, gateway: Running, api: Api, touch: bool
+) -> None:
+    """A view dragged away from every target: a chip at the board's edge says how many
+    lie that way, and pressing it brings them back in sight at the same zoom (the view
+    stays the player's: nothing else moves it back)."""
+    errors: list[str] = []
+    game, token = bots_game(api, "yellow", ["red"])
+    wait_for_turn(api, game, "COLOUR_YELLOW")
+    viewport = PHONE if touch else DESKTOP
+    with game_page(
+        browser,
+        gateway.url,
+        game,
+        ("COLOUR_YELLOW", token),
+        viewport=viewport,
+        touch=touch,
+        errors=errors,
+    ) as page:
+        page.wait_for_function("document.body.dataset.myturn === '1'")
+        assert all(page.evaluate(TARGETS_SEEN))
+        assert page.get_by_test_id("edge-picks").count() == 0
+        board = page.get_by_test_id("board").bounding_box()
+        assert board is not None
+        # Dragged far to the left and up (from off the targets, round the board's
+        # middle): every target leaves the view.
+        x, y = board["x"] + board["width"] * 0.85, board["y"] + board["height"] * 0.45
+        page.mouse.move(x, y)
+        page.mouse.down()
+        for step in range(1, 11):
+            page.mouse.move(x - step * 150, y - step * 120)
+        page.mouse.up()
+        page.wait_for_function(f"!({TARGETS_SEEN})().some(Boolean)")
+        before = view_box(page)
+        chips = page.get_by_test_id("edge-picks")
+        chips.first.wait_for()
+        counted = sum(int(chips.nth(i).inner_text().split()[-1]) for i in range(chips.count()))
+        assert counted == len(page.evaluate(TARGETS_SEEN)), counted
+        label = chips.first.get_attribute("aria-label") or ""
+        assert label.startswith(str(int(chips.first.inner_text().split()[-1]))), label
+        shot(page, f"edge-chips-{'phone' if touch else 'desktop'}")
+        if touch:
+            chips.first.tap()
+        else:
+            chips.first.click()
+        page.wait_for_function(f"({TARGETS_SEEN})().some(Boolean)")
+        after = view_box(page)
+        assert after[2:] == pytest.approx(before[2:]), (before, after)
     assert errors == []

@@ -12,6 +12,7 @@ import { el, shipPath, FILL } from "./ships.js";
 import { t, td, tn } from "./i18n.js";
 import { player, tileName } from "./text.js";
 import { Camera, entryHexes, WIDE } from "./camera.js";
+import { Edges } from "./edges.js";
 import { colourName, kindOf, beachKey } from "./wire.js";
 
 const hexOf = (h) => [h?.q ?? 0, h?.r ?? 0];
@@ -168,6 +169,7 @@ export class Board {
     if (options.slot) el("polygon", { points: corners(...options.slot, SIZE * 0.94), class: "slot-ghost", "data-testid": "slot-ghost" }, this.layers.ghosts);
     if (!picker) {
       this.camera.settle(view);
+      this.edges?.update();
       return;
     }
     // Where each target of this decision was drawn, so that a pick's place answers again.
@@ -180,7 +182,7 @@ export class Board {
     // Framed once per decision, and again after a pick whose targets are too close
     // together at this zoom; the targets are drawn again for the new scale.
     const crowded = (scale) => this.crowded(scale);
-    const framed = this.camera.decide(key, this.targetBounds(), crowded, kindOf(decision) === "land");
+    const framed = this.camera.decide(key, this.targetBounds(), crowded, kindOf(decision) === "land", this.targetPoints());
     if (framed || (picker.picks.length && this.camera.refine(`${key}|${picker.picks.join(" ")}`, this.targetBounds(), crowded))) {
       this.layers.targets.replaceChildren();
       this.layers.under.replaceChildren();
@@ -188,6 +190,12 @@ export class Board {
       this.drawTargets(picker);
     }
     this.drawConfirmSpots(options.confirmKeys ?? []);
+    this.edges?.update();
+  }
+
+  // Chips at the board's edge point to what changed, and to targets, out of sight (edges.js).
+  pointOutOfSight() {
+    this.edges ??= new Edges(this);
   }
 
   // A complete choice: each pick's place, clicked or tapped again, confirms it
@@ -604,11 +612,19 @@ export class Board {
   crowded(scale = this.scale()) {
     const finger = window.matchMedia?.("(pointer: coarse)").matches;
     if (finger && scale < WIDE && this.layers.targets.querySelector(".target-beach, .target-land")) return true;
-    const points = [...this.layers.targets.querySelectorAll(".target-hit")]
-      .map((n) => [Number(n.getAttribute("cx")), Number(n.getAttribute("cy"))]);
+    const points = this.targetPoints();
     // Ships to place one by one are a finger's width apart with a mouse too.
     const least = finger || this.layers.targets.querySelector(".target-land") ? FINGER : POINTER;
-    return points.some((a, i) => points.slice(i + 1).some((b) => Math.hypot(a[0] - b[0], a[1] - b[1]) * scale < least));
+    // A crown lies over its island's ring by design (each answers on its own part).
+    const apart = (a, b) => a[2] !== b[2] && Math.abs(a[0] - b[0]) < 1 && [a[2], b[2]].includes("royal");
+    return points.some((a, i) => points.slice(i + 1).some((b) => !apart(a, b) && Math.hypot(a[0] - b[0], a[1] - b[1]) * scale < least));
+  }
+
+  // Each target's place: [x, y, its kind ("island", "royal", "beach"...)].
+  targetPoints() {
+    return [...this.layers.targets.querySelectorAll(".target-hit")].map((n) => [
+      Number(n.getAttribute("cx")), Number(n.getAttribute("cy")), n.parentNode.classList[1]?.slice(7) ?? "",
+    ]);
   }
 
   // Hit areas grow to a finger's size, but never over a neighbour's: where two
@@ -737,6 +753,7 @@ export class Board {
     this.svg.classList.toggle("wide", scale < WIDE);
     this.svg.classList.toggle("far", scale < FAR);
     if (this.layers.targets.firstChild) this.sizeHits();
+    if (!this.glide) this.edges?.update();
   }
 
   // Glide from the box shown to `box` in `ms`; resolves when there (at once if 0).
@@ -756,6 +773,7 @@ export class Board {
       const finish = () => {
         cancelAnimationFrame(frame);
         this.glide = null;
+        this.edges?.update();
         resolve();
       };
       this.glide = finish;

@@ -1,14 +1,16 @@
-// The one camera policy (docs/web.md): an entry played back is framed where it
-// happens; a decision of this player keeps the view while its targets are seen
-// with room, centres them at the same zoom when they fit, else is framed afresh (the
-// whole board when readable, else the targets with a hex of surroundings, no
-// closer than CLOSEST, none cut off); a pick moves it only from a view so far out
-// that ships show as counts, where the targets it leaves cannot be picked; a
-// landing is framed on its island (up to CLOSE); a manual zoom or pan
-// holds until the player's next decision, whose targets are then centred at that
-// zoom where they fit; once others' entries have played, the view returns to where
-// it was before them, widened to take in where they reached, unless a decision of
-// this player came with the last of them (its framing wins).
+// The one camera policy (docs/web.md): the view is the player's. An entry played
+// back is followed where it happens at the player's zoom (panned to; wider only
+// where it does not fit); once the entries have played, the view is back where it
+// was (the whole board, grown, where it showed the whole board), and what changed
+// out of sight is pointed at from the board's edge (board.js). A decision of this
+// player keeps the view while its targets are seen and can be picked, centres them
+// at the same zoom when they fit, else is framed afresh (the whole board when
+// readable, else the targets with a hex of surroundings, no closer than CLOSEST,
+// none cut off); the decisions of a chain keep the view while their targets are
+// seen; a pick moves it only from a view so far out that ships show as counts,
+// where the targets it leaves cannot be picked; a landing is framed on its island
+// (up to CLOSE); a manual zoom or pan holds until the player's next decision, whose
+// targets are then centred at that zoom where they fit.
 
 import { SIZE, APOTHEM, centre } from "./geometry.js";
 
@@ -20,12 +22,10 @@ const MIN_H = 6 * APOTHEM;
 const CLOSEST = 1.0;
 // A landing's island and its neighbours are framed up to this close.
 const CLOSE = 1.6;
-const WHOLE = 0.72;
+const WHOLE = 0.6;
 // Below this many pixels per board unit the board shows less detail (ships as
 // counts, board.js): a decision framed by the camera is never shown there.
 export const WIDE = 0.55;
-// The farthest a view is widened after playback (names still shown: board.js FAR is 0.3).
-const READABLE_LEAST = 0.35;
 // The strip at the board's right edge under the zoom buttons (CSS px); none where
 // they lie in a row in the top strip the view keeps clear of (a phone: board.zoomStrip 0).
 const ZOOM_PX = 64;
@@ -85,8 +85,6 @@ export class Camera {
     this.peeked = null;
     // The view before playback moved it, to return to once the entries have played.
     this.home = null;
-    // Where the entries followed since then took place.
-    this.trail = [];
     // Asked to show the whole board at the next settle (a replay's every step).
     this.refit = false;
   }
@@ -135,35 +133,48 @@ export class Camera {
     this.refit = false;
   }
 
-  // Before an entry plays: frame where it happens. Resolves once the view is there.
+  // Before an entry plays: frame where it happens, at the zoom shown where it fits
+  // there (panned to), else as close as takes it in. Resolves once the view is there.
   follow(entry, speed = 1) {
     const hexes = entryHexes(entry);
     const want = hexBox(hexes, SIZE * 0.15);
     if (!want || this.manual) return Promise.resolve();
-    this.trail.push(...hexes);
-    if (inside(want, this.board.goal)) return Promise.resolve();
-    if (!this.home && this.board.framed) this.home = { ...this.board.goal };
-    return this.go(want, speed ? 450 / speed : 0);
+    const goal = this.board.goal;
+    if (inside(want, goal)) return Promise.resolve();
+    if (!this.home && this.board.framed) this.home = { ...goal, whole: this.showsWhole(goal) };
+    const ms = speed ? 450 / speed : 0;
+    if (want.w <= goal.w && want.h <= goal.h) return this.board.moveTo(this.centred(goal, want), ms);
+    return this.go(want, ms);
+  }
+
+  // Whether `box` shows every tile of the board (as "fit" does).
+  showsWhole(box) {
+    return inside(this.board.wholeBox(), box);
+  }
+
+  // Where the player's view was before the entries played: the whole board, grown
+  // with them, where it showed the whole board (and the grown board is readable:
+  // ships still drawn), else exactly as it was.
+  homeView(home) {
+    if (!home.whole) return { x: home.x, y: home.y, w: home.w, h: home.h };
+    const whole = this.board.wholeBox();
+    return this.board.scale(whole) >= WIDE || inside(whole, home) ? whole : { x: home.x, y: home.y, w: home.w, h: home.h };
   }
 
   // The entries have played: back to the view they were followed from.
   rest() {
     const home = this.home;
-    const trail = hexBox(this.trail, SIZE * 0.15);
     this.home = null;
-    this.trail = [];
     if (!home || this.manual) return;
-    // Wider where the entries reached beyond it (a tile drawn out of that view), as
-    // long as the islands' names stay readable there.
-    const wide = trail && !inside(trail, home) ? this.shape(union(home, trail)) : null;
-    this.board.moveTo(wide && this.board.scale(wide) >= READABLE_LEAST ? wide : home, 350);
+    this.board.moveTo(this.homeView(home), 350);
   }
 
   // A decision of this player, its targets' bounds; `crowded(scale)`: whether its
   // targets lie closer than a finger at that scale; `close`: a landing, whose ships
   // are placed one by one around one island, framed on that island and its
-  // neighbours (up to CLOSE) unless the player chose the view. Framed once per decision.
-  decide(key, bounds, crowded = () => false, close = false) {
+  // neighbours (up to CLOSE) unless the player chose the view; `points`: each target's
+  // place ([x, y]). Framed once per decision.
+  decide(key, bounds, crowded = () => false, close = false, points = []) {
     if (key === this.decisionKey) return false;
     // The next decision of a chain (nothing else came between).
     const chain = typeof key === "number" && key === this.decisionKey + 1 && !this.manual;
@@ -173,22 +184,18 @@ export class Camera {
     // The decision is framed from here: the end of the playback before it moves
     // nothing. It is framed from the view the player had before the playback (their
     // zoom kept), not from where the others' moves took it.
-    // Widened to where the others' moves reached, where ships still show there.
     const home = this.home;
-    const trail = hexBox(this.trail, SIZE * 0.15);
     this.home = null;
-    this.trail = [];
-    if (home && this.board.framed) {
-      const wide = trail && !inside(trail, home) ? this.shape(union(home, trail)) : null;
-      this.board.moveTo(wide && this.board.scale(wide) >= WIDE ? wide : home, 0);
-    }
+    if (home && this.board.framed) this.board.moveTo(this.homeView(home), 0);
     if (!bounds) return false;
     const goal = this.board.goal;
     const scale = this.board.scale(goal);
     const pickable = !crowded(scale);
     // A view the player chose that shows every target stays.
     if (manual && this.board.framed && inside(bounds, goal) && pickable) return false;
+    // A landing is framed on its island, once: a view already that close on it stays.
     if (close) {
+      if (this.board.framed && inside(bounds, goal) && pickable && scale >= CLOSE * 0.9) return false;
       this.board.moveTo(this.frame(bounds, crowded, CLOSE), 0);
       return true;
     }
@@ -207,6 +214,10 @@ export class Camera {
       this.board.moveTo(this.centred(goal, bounds), 0);
       return true;
     }
+    // Targets spread wider than this zoom shows, some of them in sight and pickable
+    // there: the view stays (the board's edge points to the others, board.js).
+    const seen = points.some(([x, y]) => x >= goal.x && x <= goal.x + goal.w && y >= goal.y && y <= goal.y + goal.h);
+    if (this.board.framed && (roomy || manual) && pickable && seen) return false;
     this.board.moveTo(this.frame(bounds, crowded), 0);
     return true;
   }
@@ -249,8 +260,9 @@ export class Camera {
     // around one island): closer, the targets and their margin alone.
     const tight = crowded(this.board.scale(this.shape(want))) && crowded(closest);
     let box = this.shape(want, !tight);
-    const grow = this.board.scale(box) / closest;
-    if (grow > 1 && !tight) box = this.shape(scaled(box, grow));
+    // No closer than CLOSEST with surroundings, nor than CLOSE without.
+    const grow = this.board.scale(box) / (tight ? CLOSE : closest);
+    if (grow > 1) box = this.shape(scaled(box, grow), !tight);
     if (box.w >= whole.w && box.h >= whole.h) return whole;
     // Over the board as far as the targets allow (no empty sea while tiles are cut).
     const clamp = (v, lo, hi) => Math.min(Math.max(v, lo), hi);

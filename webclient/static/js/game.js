@@ -109,6 +109,7 @@ export class GamePage {
   start() {
     this.boardArea = h("section", { class: "board-area" });
     this.board = new Board(this.boardArea, (key) => this.pick(key));
+    this.board.pointOutOfSight();
     this.board.onHex = (q, r) => this.switchTo(q, r);
     this.boardArea.append(h("div", { class: "zoom" },
       h("button", { type: "button", testid: "zoom-in", "aria-label": t("board.zoom_in"), onclick: () => this.board.zoomStep(1 / 1.5) }, "+"),
