@@ -1,6 +1,9 @@
 // The gateway's JSON API, and this browser's seats. A seat token is kept in
-// this browser's storage only: never in a URL, so a shared link is a
-// spectator's link.
+// this browser's storage, and sent only to the gateway (Authorization): never in
+// a URL's path or query, so a shared link is a spectator's link. A seat link
+// carries it in the fragment, which a browser never sends anywhere.
+
+import { colourName, wireColour } from "./wire.js";
 
 const BASE = "/api/v1";
 
@@ -108,6 +111,26 @@ export const seats = {
   games() {
     const prefix = seatKey("");
     return storage.keys().filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length));
+  },
+  // The seat link of `game`: its address with the seat in the fragment, so that
+  // any browser that opens it plays the seat (and no server log holds the token).
+  link(game) {
+    const seat = seats.get(game);
+    return seat?.token ? `${window.location.origin}/games/${game}#seat=${colourName(seat.colour)}.${seat.token}` : null;
+  },
+  // A seat link opened here: its seat is kept for `game` and the fragment leaves
+  // the address bar at once (nor stays in the history). What the page needs to
+  // check it: the seat held before ({ before }), or { refused } for a fragment
+  // that names no seat; null without a seat link.
+  fromLink(game) {
+    const hash = window.location.hash;
+    if (!hash.startsWith("#seat=")) return null;
+    history.replaceState(history.state, "", window.location.pathname + window.location.search);
+    const found = /^#seat=(yellow|orange|red|green|blue|purple)\.([\w-]+)$/.exec(hash);
+    if (!found) return { refused: true };
+    const before = seats.get(game);
+    seats.set(game, wireColour(found[1]), found[2]);
+    return { before };
   },
 };
 

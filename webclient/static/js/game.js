@@ -16,7 +16,7 @@ import { TurnAlerts, allowNotifications, clockText } from "./alerts.js";
 import { renderEnd, renderStopped } from "./endgame.js";
 import { consequences, fewTilesLeft } from "./consequences.js";
 import { since, renderSince } from "./since.js";
-import { Social, isAside } from "./social.js";
+import { Social, isAside, seatLinkBox } from "./social.js";
 import { HelpMode } from "./help.js";
 import { botBadge, renderPlayers } from "./players.js";
 import {
@@ -106,7 +106,8 @@ export class GamePage {
     return this.shown?.view ?? null;
   }
 
-  start() {
+  // `linked`: a seat just taken from a seat link (main.js), to check.
+  start(linked = null) {
     this.boardArea = h("section", { class: "board-area" });
     this.board = new Board(this.boardArea, (key) => this.pick(key));
     this.board.pointOutOfSight();
@@ -151,6 +152,7 @@ export class GamePage {
     this.narrow.addEventListener?.("change", () => this.schedule());
     setInterval(() => this.tick(), 1000);
     this.connect();
+    this.social.checkLink(linked);
   }
 
   // ------------------------------------------------------------------ event stream
@@ -942,6 +944,7 @@ export class GamePage {
       h("h1", {}, gameTitle(game.settings)),
       h("p", {}, who),
       h("p", { class: "turn", testid: "turn" }, line),
+      this.social.seatNote(),
       clock ? h("p", { class: `clock${clock.left < 10 ? " urgent" : ""}`, testid: "clock" }, t("status.clock", { time: clock.text })) : null,
       this.embedded || state === "open" ? null
         : h("p", {}, h("a", { href: `/games/${this.id}?replay=1`, testid: "open-replay" }, t("replay.open"))));
@@ -986,7 +989,7 @@ export class GamePage {
       h("button", { type: "button", class: "secondary", testid: "copy-link", onclick: () => {
         input.select();
         navigator.clipboard?.writeText(link).catch(() => {});
-      } }, t("share.copy")));
+      } }, t("share.copy")), seatLinkBox(this.id));
   }
 
   // What is still to pick, in words: "2 more beaches", or the acts a turn allows.

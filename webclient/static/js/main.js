@@ -2,9 +2,18 @@
 
 import { loadCatalog } from "./i18n.js";
 import { loadTiles } from "./geometry.js";
+import { seats } from "./api.js";
 
 const body = document.body;
 const staticBase = body.dataset.static;
+// A seat link's token leaves the address bar before anything else happens; one
+// pasted over this very game's address opens the page anew, to be taken the same way.
+const linked = body.dataset.page === "game" ? seats.fromLink(body.dataset.game) : null;
+if (body.dataset.page === "game") {
+  window.addEventListener("hashchange", () => {
+    if (window.location.hash.startsWith("#seat=")) window.location.reload();
+  });
+}
 
 await Promise.all([loadCatalog(staticBase, body.dataset.locale), loadTiles(`${staticBase}tiles.json`)]);
 
@@ -31,7 +40,7 @@ if (body.dataset.page === "howto") {
   new ReplayPage(root, body.dataset.game, at === null || at === "" ? null : Number(at)).start();
 } else if (body.dataset.page === "game") {
   const { GamePage } = await import("./game.js");
-  new GamePage(root, body.dataset.game).start();
+  new GamePage(root, body.dataset.game).start(linked);
 } else if (body.dataset.page === "my") {
   const { MyGamesPage } = await import("./mygames.js");
   new MyGamesPage(root).start();

@@ -6,6 +6,7 @@ import { call, seats, watched } from "./api.js";
 import { h } from "./dom.js";
 import { t, td } from "./i18n.js";
 import { swatch } from "./ships.js";
+import { seatLinkBox } from "./social.js";
 import { botLabel, errorText, gameTitle, isBot } from "./text.js";
 import { colourName, stateName } from "./wire.js";
 
@@ -97,7 +98,8 @@ function standing(row) {
   return h("span", {}, t("status.finished"));
 }
 
-function item(row) {
+// `links`: with the seat link of a game still to play (the whole list, on My games).
+function item(row, links = false) {
   if (row.error) {
     return h("li", { class: "my-game", testid: "my-game", "data-game": row.id }, row.id, " — ", errorText(row.error));
   }
@@ -115,7 +117,8 @@ function item(row) {
     h("span", { class: "my-time", testid: "my-time" }, t("my.created", { time: when(row.created) }))),
   h("div", { class: "my-links" },
     h("a", { class: `button ${row.yourTurn ? "primary" : "secondary"}`, href: `/games/${row.id}`, testid: "my-play" }, play),
-    row.started ? h("a", { class: "button secondary", href: `/games/${row.id}?replay=1`, testid: "my-replay" }, t("lobby.replay")) : null));
+    row.started ? h("a", { class: "button secondary", href: `/games/${row.id}?replay=1`, testid: "my-replay" }, t("lobby.replay")) : null),
+  links && row.seat && stateName(row.state) !== "finished" ? seatLinkBox(row.id) : null);
 }
 
 // The list, the seated games first; `most` rows at most (the rest behind a link).
@@ -123,10 +126,10 @@ export function renderMine(rows, most = Infinity) {
   const mine = rows.filter((r) => r.seat);
   const others = rows.filter((r) => !r.seat);
   const shown = mine.slice(0, most);
-  const parts = [h("ul", { class: "my-games", testid: "my-games" }, ...shown.map(item))];
+  const parts = [h("ul", { class: "my-games", testid: "my-games" }, ...shown.map((row) => item(row, most === Infinity)))];
   if (!mine.length) parts.push(h("p", { class: "muted", testid: "my-none" }, t("my.none")));
   if (most === Infinity && others.length) {
-    parts.push(h("h2", {}, t("my.watched")), h("ul", { class: "my-games", testid: "my-watched" }, ...others.map(item)));
+    parts.push(h("h2", {}, t("my.watched")), h("ul", { class: "my-games", testid: "my-watched" }, ...others.map((row) => item(row))));
   }
   return parts;
 }

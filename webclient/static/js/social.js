@@ -1,14 +1,15 @@
 // Between players: quick messages (predefined phrases, each shown in the
 // reader's language, in the log and as a bubble by the sender's name) and the
 // rematch, one game for everybody (the server makes it once, at the first
-// request, and names it on the finished game).
+// request, and names it on the finished game). And seat links: a player's way
+// back to their seat from any browser.
 
-import { call, profile, requestId, seats } from "./api.js";
+import { call, profile, requestId, seats, watched } from "./api.js";
 import { h } from "./dom.js";
 import { t, td } from "./i18n.js";
 import { swatch } from "./ships.js";
-import { errorText, player } from "./text.js";
-import { colourName, wireColour } from "./wire.js";
+import { errorText, isBot, player } from "./text.js";
+import { colourName, stateName, wireColour } from "./wire.js";
 
 // The phrases a player can send, as the contract names them.
 export const PHRASES = ["good_luck", "good_game", "well_played", "thinking", "your_turn", "oops", "thanks"];
@@ -22,6 +23,25 @@ const AFTER_END_FOR = 30 * 60 * 1000;
 
 // Entries that change nothing in the game.
 export const isAside = (entry) => Boolean(entry?.message_sent || entry?.rematch_proposed);
+
+// The seat link of game `id` (api.js seats.link) to copy, folded away: whoever has
+// it plays the seat. Built once per link, so a re-render leaves it open.
+const linkBoxes = new Map();
+export function seatLinkBox(id) {
+  const link = seats.link(id);
+  if (!link) return null;
+  if (!linkBoxes.has(link)) {
+    const input = h("input", { readonly: true, value: link, dir: "ltr", testid: "seat-link", "aria-label": t("share.seat_link") });
+    linkBoxes.set(link, h("details", { class: "seat-link", testid: "seat-link-box" },
+      h("summary", {}, t("share.seat_link")),
+      h("p", { class: "muted" }, t("share.seat_hint")), input,
+      h("button", { type: "button", class: "secondary", testid: "copy-seat-link", onclick: () => {
+        input.select();
+        navigator.clipboard?.writeText(link).catch(() => {});
+      } }, t("share.seat_copy"))));
+  }
+  return linkBoxes.get(link);
+}
 
 export class Social {
   constructor(page) {
@@ -95,6 +115,42 @@ export class Social {
     } finally {
       this.sending = false;
     }
+  }
+
+  // A seat taken from a seat link (api.js seats.fromLink): the server says whether
+  // its token holds a seat here, and which. A refused one is not kept (the seat
+  // held before comes back, if any) and the page watches, saying why.
+  async checkLink(linked) {
+    if (!linked) return;
+    const id = this.page.id;
+    let refused = Boolean(linked.refused);
+    if (!refused) {
+      const seat = seats.get(id);
+      try {
+        const viewer = (await call("GET", `/games/${id}`, undefined, seat.token)).snapshot?.view?.viewer;
+        if (viewer && colourName(viewer) !== "unspecified") seats.set(id, viewer, seat.token);
+      } catch (error) {
+        refused = ["TOKEN_INVALID", "TOKEN_WRONG_GAME"].includes(error.reason);
+      }
+    }
+    if (!refused) return;
+    if (linked.before) seats.set(id, linked.before.colour, linked.before.token);
+    else {
+      seats.clear(id);
+      watched.add(id);
+    }
+    this.page.showError(t("share.seat_refused"));
+    this.page.schedule();
+  }
+
+  // A spectator's page of a game waiting for a person: that seat's player can play
+  // here with their seat link. One line, under whose turn it is.
+  seatNote() {
+    const game = this.page.snapshot?.game;
+    const decision = this.page.snapshot?.view?.decision;
+    if (this.page.seat || this.page.embedded || !decision || stateName(game?.state) !== "active") return null;
+    const seat = (game.seats ?? []).find((s) => colourName(s.colour) === colourName(decision.player));
+    return seat && !isBot(seat) ? h("p", { class: "muted", testid: "seat-link-note" }, t("status.seat_link")) : null;
   }
 
   // The end screen's rematch button: its words and what it does, or null.
