@@ -520,7 +520,10 @@ def test_an_undo_against_bots_takes_back_their_answers_too(
         )
         assert page.locator("[data-testid=board] [data-testid=ship]").count() == ships + 3
         undo = page.get_by_test_id("take-back")
-        assert undo.count() == 1 and "Undo (Ship on Tonga, beach" in undo.inner_text()
+        # Named with the bots' moves it takes back too.
+        said = undo.inner_text()
+        assert undo.count() == 1 and "Undo (Ship on Tonga, beach" in said, said
+        assert said.endswith("and the 2 bot moves since"), said
         # The bots' moves would go too: the first click asks, nothing is undone yet.
         undo.click()
         assert undo.inner_text() == i18n.translate("en", "undo.sure")
@@ -533,6 +536,9 @@ def test_an_undo_against_bots_takes_back_their_answers_too(
         )
         assert page.locator("[data-testid=board] [data-testid=ship]").count() == ships
         assert page.get_by_test_id("take-back").count() == 0
+        # The moves undone are no news: "Since your last decision" does not tell them.
+        page.wait_for_timeout(500)
+        assert page.get_by_test_id("since").count() == 0
         shot(page, "undo-against-bots")
     assert errors == []
 

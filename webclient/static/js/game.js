@@ -361,7 +361,7 @@ export class GamePage {
   // The others' entries since this player's last decision before them (or since
   // the game began): what happened while this player waited.
   lastRound() {
-    const items = this.chronicle.items;
+    const items = this.liveItems();
     if (!this.seat) {
       // A spectator's last round: the turns of every seat up to the one being played.
       const seats = new Set((this.game?.seats ?? []).map((s) => colourName(s.colour))).size || 1;
@@ -374,6 +374,14 @@ export class GamePage {
     let i = end;
     while (i > 0 && !this.isOwn(items[i - 1].entry)) i -= 1;
     return items.slice(i, end).filter((item) => item.entry.action_applied);
+  }
+
+  // The log's entries a take-back left standing (neither the take-backs nor what they undid).
+  liveItems() {
+    const items = this.chronicle.items;
+    const undone = (item) => items.some((other) => other.entry.action_taken_back
+      && item.sequence >= Number(other.entry.action_taken_back.taken_back) && item.sequence <= other.sequence);
+    return items.filter((item) => !undone(item));
   }
 
   // Play the last round again, from the board before it, then back to now.
@@ -1094,7 +1102,7 @@ export class GamePage {
     if (this.sinceFor !== key) {
       this.sinceFor = key;
       this.sinceData = null;
-      const items = this.chronicle.items.filter((item) => item.entry.action_applied);
+      const items = this.liveItems().filter((item) => item.entry.action_applied);
       const round = this.lastRound();
       this.sinceMoves = round.map((item) => ({ lines: item.lines, hexes: entryHexes(item.entry.action_applied ?? {}) }));
       this.sinceYours = round.length ? this.ownOutcomes(round[0]) : [];
@@ -1149,7 +1157,7 @@ export class GamePage {
     const mine = this.chronicle.items.find((item) => item.sequence === sequence)?.entry.action_applied;
     const what = mine?.action ? describeOption(mine.action, this.view ?? this.chronicle.place, null) : "";
     // Bots' moves made since would go too: the first click asks, the second undoes.
-    const others = this.chronicle.items.some((item) => item.sequence > sequence && item.entry.action_applied);
+    const others = this.chronicle.items.filter((item) => item.sequence > sequence && item.entry.action_applied).length;
     const button = h("button", { type: "button", class: "secondary", testid: "take-back", "aria-keyshortcuts": "Control+Z",
       "aria-describedby": "undo-hint", onclick: () => {
         if (others && !button.classList.contains("armed")) {
@@ -1158,7 +1166,7 @@ export class GamePage {
           return;
         }
         this.takeBack(sequence);
-      } }, t("undo.button", { option: what }));
+      } }, others ? tn("undo.button_bots", others, { option: what }) : t("undo.button", { option: what }));
     return h("div", { class: "undo", testid: "undo" }, button,
       h("p", { class: "muted", id: "undo-hint" }, t("takeback.hint")));
   }
