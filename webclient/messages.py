@@ -287,6 +287,8 @@ COACH = [
     N_("coach.emigrate"),
     N_("coach.stack.title"),
     N_("coach.stack"),
+    N_("coach.scoring.title"),
+    N_("coach.scoring"),
     N_("coach.route.title"),
     N_("coach.route"),
     N_("coach.danger.title"),

@@ -623,7 +623,7 @@ def test_help_mode_names_what_a_spectator_taps(
 
 #: Every tip of the lesson (tutorial.js LESSON): once all were read, the lesson is over.
 LESSON = [
-    "welcome", "setup", "marks", "turn", "emigrate", "stack", "route", "danger", "land",
+    "welcome", "setup", "marks", "turn", "emigrate", "stack", "scoring", "route", "danger", "land",
     "royal", "mask", "settle", "place", "settle_ship",
 ]  # fmt: skip
 
@@ -676,7 +676,7 @@ def test_once_every_lesson_tip_was_read_the_coach_says_the_lesson_is_over(
 
 #: The tips of the main decisions and signs (tutorial.js MAIN), and the learner's
 #: decisions after which they end the lesson (EARLY).
-MAIN = ["welcome", "setup", "turn", "emigrate", "stack", "danger", "land"]
+MAIN = ["welcome", "setup", "turn", "emigrate", "stack", "scoring", "danger", "land"]
 EARLY = 20
 
 

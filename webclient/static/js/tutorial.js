@@ -14,7 +14,7 @@ import { colourName, kindOf } from "./wire.js";
 
 // Every tip, in the order a first game usually meets them.
 export const TIPS = [
-  "welcome", "setup", "marks", "turn", "emigrate", "stack", "route", "danger", "land",
+  "welcome", "setup", "marks", "turn", "emigrate", "stack", "scoring", "route", "danger", "land",
   "royal", "mask", "settle", "place", "settle_ship", "graduate", "no_ship", "end",
 ];
 
@@ -23,7 +23,7 @@ export const TIPS = [
 // ones were (MAIN) and the learner has made EARLY decisions: what is left (a royal
 // island, a New settlement) is explained when it first comes up.
 const LESSON = TIPS.filter((tip) => !["graduate", "no_ship", "end"].includes(tip));
-const MAIN = ["welcome", "setup", "turn", "emigrate", "stack", "danger", "land"];
+const MAIN = ["welcome", "setup", "turn", "emigrate", "stack", "scoring", "danger", "land"];
 const EARLY = 20;
 
 // Tips about a situation that passes (a decision, a pick): a tip left unread when
@@ -102,6 +102,8 @@ export class Coach {
     this.offer("welcome");
     const tiles = view.tiles ?? [];
     if (tiles.length > 1) this.offer("stack");
+    // Once this player's points first move: how they are won, and when they decide.
+    if ((view.scores ?? []).some((s) => colourName(s.colour) === me && s.count > 0)) this.offer("scoring");
     if (tiles.some((p) => tile(p.tile)?.paths?.some((path) => path[2] > 0))) this.offer("danger");
     if (page.marks.tiles.size || page.marks.ships.size) this.offer("marks");
     if ((view.royal ?? []).length) this.offer("mask");
