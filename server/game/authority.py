@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import hashlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeVar
 
-from engine import ActionError, Game, Reason
+from engine import ActionError, Game, Reason, canonical
 from server.game import entries as log_entries
 from server.game.entries import (
     ASIDES,
@@ -153,6 +154,41 @@ class PublicRecord(NamedTuple):
     drawn: tuple[str, ...]
 
 
+#: The position of a game before its first action (see :func:`position_after`).
+START = hashlib.sha256(b"tongiaki position").digest()
+
+
+def position_after(position: bytes, action: Any) -> bytes:
+    """The digest of a game's position after ``action``, from the one before it.
+
+    A position is the game's accepted actions so far (its seats and stack are
+    the game's own): two positions of one game are the same exactly when their
+    actions are, whatever was taken back in between.
+    """
+    return hashlib.sha256(position + canonical(action).encode()).digest()
+
+
+def position_of(actions: list[Any]) -> bytes:
+    """The digest of the position after ``actions``."""
+    position = START
+    for action in actions:
+        position = position_after(position, action)
+    return position
+
+
+class BotTurn(NamedTuple):
+    """A decision a bot seat is to take now (see :meth:`Authority.pending_bot`)."""
+
+    #: The sequence it is taken at (quick messages since change nothing).
+    sequence: int
+    player: str
+    level: str
+    #: What the seat may know.
+    record: PublicRecord
+    #: The digest of the position (:func:`position_after`).
+    position: bytes
+
+
 class Authority:
     """One game and everything that changes it."""
 
@@ -233,6 +269,8 @@ class Authority:
         #: many actions taking it back undoes (it and the bots' answers since, none of
         #: which drew a tile). Gone once a tile is drawn or anything else happens.
         self._undoable: tuple[str, int, int] | None = None
+        #: The digest of the game's position (its actions so far, see position_after).
+        self._position = START
         self.autoplay = hooks.self_play(self) if hooks.self_play is not None else None
         last = stored.entries[-1].sequence if stored.entries else 0
         keep = max(0, last - limits.resume_window) if keep_after is None else keep_after
@@ -358,6 +396,8 @@ class Authority:
             past._drawn = list(checkpoint.drawn)
             past.stopped = checkpoint.stopped
             past.quiet_turns = checkpoint.quiet_turns
+            if past.game is not None:
+                past._position = position_of(past.game.actions)
         for entry in entries:
             past._apply(log_entries.parse(entry.kind, entry.body))
             past.sequence += 1
@@ -477,8 +517,9 @@ class Authority:
             return None
         return self._last_action_at
 
-    async def pending_bot(self) -> tuple[int, str, str, PublicRecord] | None:
-        """The decision a bot seat is to take now: sequence, seat, level, what it may know."""
+    async def pending_bot(self) -> BotTurn | None:
+        """The decision a bot seat is to take now: sequence, seat, level, what it may
+        know and the position."""
         async with self._lock:
             engine = self.game
             if engine is None or self.state != ACTIVE or engine.decision is None:
@@ -490,9 +531,8 @@ class Authority:
             record = PublicRecord(
                 tuple(self.seats.colours), tuple(engine.actions), tuple(self._drawn)
             )
-            # The state's sequence, not the log's: quick messages change neither
-            # the decision nor the bot's seed.
-            return self.decided, player, level, record
+            # The state's sequence, not the log's: quick messages change nothing.
+            return BotTurn(self.decided, player, level, record, self._position)
 
     # ------------------------------------------------------------ changing
 
@@ -869,6 +909,7 @@ class Authority:
         elif isinstance(entry, Started):
             self._started = (entry.player, entry.request) if entry.request else None
             self.game = Game.new(self.seats.colours, list(self.setup.stack))
+            self._position = START
             self.state = ACTIVE
             game = self.game
             return Pending(
@@ -888,6 +929,7 @@ class Authority:
         record = self.game.record()
         record["actions"] = record["actions"][:-count]
         self.game = Game.from_record(record, checked=False)
+        self._position = position_of(self.game.actions)
         view = self.game.view(None)
         owner = entry.player if entry.request else None
 
@@ -909,6 +951,7 @@ class Authority:
         game = self.game
         assert game is not None
         self.decided = self.sequence + 1
+        self._position = position_after(self._position, entry.action)
         self._drawn.extend(e["tile"] for e in events if e["kind"] == "tile_placed")
         for event in events:
             if event["kind"] == "tile_placed":

@@ -169,7 +169,7 @@ class Autoplay:
             pending = await game.pending_bot()
             if pending is None:
                 return
-            sequence, player, level, record = pending
+            sequence, player, level, record, position = pending
             if self._stalls():
                 await self._stop_stalled(sequence)
                 return
@@ -181,8 +181,9 @@ class Autoplay:
                 actions=record.actions,
                 drawn=record.drawn,
                 viewer=player,
-                # A tutorial's bot plays the same game against the same moves.
-                seed=seed_of(game.settings.get("tutorial") or game.id, sequence),
+                # The same position, the same seed: in a game after a take-back, and in
+                # a tutorial (whose bot plays the same game against the same moves).
+                seed=seed_of(game.settings.get("tutorial") or game.id, position),
             )
             try:
                 began = time.monotonic()
