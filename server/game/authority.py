@@ -129,6 +129,9 @@ class Limits:
     #: checkpoint), so the game after any entry is rebuilt from the checkpoint
     #: before it and at most this many entries read from the store.
     checkpoint_every: int = 16
+    #: How many of the bots' latest answers are remembered by position (see
+    #: :meth:`Authority.pending_bot`), as read from the log.
+    bot_answers: int = 64
 
 
 class Checkpoint(NamedTuple):
@@ -187,6 +190,9 @@ class BotTurn(NamedTuple):
     record: PublicRecord
     #: The digest of the position (:func:`position_after`).
     position: bytes
+    #: The answer a bot of this seat gave in this position before (it was taken
+    #: back since), if one is remembered: legal, as the position is the same.
+    answered: Any = None
 
 
 class Authority:
@@ -271,6 +277,9 @@ class Authority:
         self._undoable: tuple[str, int, int] | None = None
         #: The digest of the game's position (its actions so far, see position_after).
         self._position = START
+        #: The bots' latest answers by the position they answered: seat, level, action
+        #: (the last ``limits.bot_answers`` of the log, taken-back ones included).
+        self._answers: dict[bytes, tuple[str, str, Any]] = {}
         self.autoplay = hooks.self_play(self) if hooks.self_play is not None else None
         last = stored.entries[-1].sequence if stored.entries else 0
         keep = max(0, last - limits.resume_window) if keep_after is None else keep_after
@@ -519,7 +528,12 @@ class Authority:
 
     async def pending_bot(self) -> BotTurn | None:
         """The decision a bot seat is to take now: sequence, seat, level, what it may
-        know and the position."""
+        know, the position, and the answer given in that position before, if any.
+
+        A position answered before was taken back since (the log keeps the bots'
+        answers, taken back or not): the bot answers it as it did, so that taking
+        a decision back and making it again never changes what the bots do.
+        """
         async with self._lock:
             engine = self.game
             if engine is None or self.state != ACTIVE or engine.decision is None:
@@ -531,8 +545,13 @@ class Authority:
             record = PublicRecord(
                 tuple(self.seats.colours), tuple(engine.actions), tuple(self._drawn)
             )
+            answered = None
+            known = self._answers.get(self._position)
+            # (Always legal, the position being the same; checked all the same.)
+            if known is not None and known[:2] == (player, level) and known[2] in engine.options():
+                answered = known[2]
             # The state's sequence, not the log's: quick messages change nothing.
-            return BotTurn(self.decided, player, level, record, self._position)
+            return BotTurn(self.decided, player, level, record, self._position, answered)
 
     # ------------------------------------------------------------ changing
 
@@ -951,7 +970,10 @@ class Authority:
         game = self.game
         assert game is not None
         self.decided = self.sequence + 1
-        self._position = position_after(self._position, entry.action)
+        before, self._position = self._position, position_after(self._position, entry.action)
+        level = self.seats.bots.get(entry.player)
+        if level is not None and not entry.request:  # a bot's answer (bots send no request id)
+            self._remember_answer(before, (entry.player, level, entry.action))
         self._drawn.extend(e["tile"] for e in events if e["kind"] == "tile_placed")
         for event in events:
             if event["kind"] == "tile_placed":
@@ -984,6 +1006,14 @@ class Authority:
                 self.hub.close(End.FINISHED)
 
         return Pending(encode, after, frame)
+
+    def _remember_answer(self, position: bytes, answer: tuple[str, str, Any]) -> None:
+        """Remember a bot's answer in ``position``; the oldest is forgotten past the limit."""
+        answers = self._answers
+        answers.pop(position, None)
+        answers[position] = answer
+        if len(answers) > self._limits.bot_answers:
+            del answers[next(iter(answers))]
 
     def _remember(self, key: tuple[str, str], frame: bytes) -> None:
         """Remember a request's answer for its retries; the oldest is forgotten past the limit."""
@@ -1054,6 +1084,11 @@ class Authority:
     def bot_refusals(self) -> int:
         """Bot decisions refused here (a refusal would be a bug)."""
         return self.autoplay.bot_refusals if self.autoplay is not None else 0
+
+    @property
+    def bot_repeats(self) -> int:
+        """Bot decisions accepted here that answered a position as before (no search)."""
+        return self.autoplay.bot_repeats if self.autoplay is not None else 0
 
     def break_off(self, why: End = End.MOVED) -> None:
         """Stop serving this copy of the game: a write failed or another node owns it."""

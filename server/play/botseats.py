@@ -2,8 +2,11 @@
 
 A bot sees what its seat sees: the seats, the accepted actions and the tiles
 drawn so far (those of every ``tile_placed`` event, in order), never the stack
-order. Its seed comes from the game and the position, the actions so far
-(:func:`seed_of`). Bots think in worker processes by default: a search holds the
+order. Its answer depends on the position alone: its seed comes from the game
+and the actions so far (:func:`seed_of`), and a position it answered before
+(taken back since) gets the same answer again, without a search (see
+``Authority.pending_bot``), even where a search for a CPU budget would have
+found another. Bots think in worker processes by default: a search holds the
 interpreter for as long as it runs, and in the server's own process it would
 slow every other game. At most ``workers`` decisions are searched at once; the
 others wait their turn in a first-come queue (one place per game at most, as a
