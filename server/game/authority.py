@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import hashlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeVar
 
-from engine import ActionError, Game, Reason
+from engine import ActionError, Game, Reason, canonical
 from server.game import entries as log_entries
 from server.game.entries import (
     ASIDES,
@@ -128,6 +129,9 @@ class Limits:
     #: checkpoint), so the game after any entry is rebuilt from the checkpoint
     #: before it and at most this many entries read from the store.
     checkpoint_every: int = 16
+    #: How many of the bots' latest answers are remembered by position (see
+    #: :meth:`Authority.pending_bot`), as read from the log.
+    bot_answers: int = 64
 
 
 class Checkpoint(NamedTuple):
@@ -151,6 +155,44 @@ class PublicRecord(NamedTuple):
     seats: tuple[str, ...]
     actions: tuple[Any, ...]
     drawn: tuple[str, ...]
+
+
+#: The position of a game before its first action (see :func:`position_after`).
+START = hashlib.sha256(b"tongiaki position").digest()
+
+
+def position_after(position: bytes, action: Any) -> bytes:
+    """The digest of a game's position after ``action``, from the one before it.
+
+    A position is the game's accepted actions so far (its seats and stack are
+    the game's own): two positions of one game are the same exactly when their
+    actions are, whatever was taken back in between.
+    """
+    return hashlib.sha256(position + canonical(action).encode()).digest()
+
+
+def position_of(actions: list[Any]) -> bytes:
+    """The digest of the position after ``actions``."""
+    position = START
+    for action in actions:
+        position = position_after(position, action)
+    return position
+
+
+class BotTurn(NamedTuple):
+    """A decision a bot seat is to take now (see :meth:`Authority.pending_bot`)."""
+
+    #: The sequence it is taken at (quick messages since change nothing).
+    sequence: int
+    player: str
+    level: str
+    #: What the seat may know.
+    record: PublicRecord
+    #: The digest of the position (:func:`position_after`).
+    position: bytes
+    #: The answer a bot of this seat gave in this position before (it was taken
+    #: back since), if one is remembered: legal, as the position is the same.
+    answered: Any = None
 
 
 class Authority:
@@ -233,6 +275,11 @@ class Authority:
         #: many actions taking it back undoes (it and the bots' answers since, none of
         #: which drew a tile). Gone once a tile is drawn or anything else happens.
         self._undoable: tuple[str, int, int] | None = None
+        #: The digest of the game's position (its actions so far, see position_after).
+        self._position = START
+        #: The bots' latest answers by the position they answered: seat, level, action
+        #: (the last ``limits.bot_answers`` of the log, taken-back ones included).
+        self._answers: dict[bytes, tuple[str, str, Any]] = {}
         self.autoplay = hooks.self_play(self) if hooks.self_play is not None else None
         last = stored.entries[-1].sequence if stored.entries else 0
         keep = max(0, last - limits.resume_window) if keep_after is None else keep_after
@@ -358,6 +405,8 @@ class Authority:
             past._drawn = list(checkpoint.drawn)
             past.stopped = checkpoint.stopped
             past.quiet_turns = checkpoint.quiet_turns
+            if past.game is not None:
+                past._position = position_of(past.game.actions)
         for entry in entries:
             past._apply(log_entries.parse(entry.kind, entry.body))
             past.sequence += 1
@@ -477,8 +526,14 @@ class Authority:
             return None
         return self._last_action_at
 
-    async def pending_bot(self) -> tuple[int, str, str, PublicRecord] | None:
-        """The decision a bot seat is to take now: sequence, seat, level, what it may know."""
+    async def pending_bot(self) -> BotTurn | None:
+        """The decision a bot seat is to take now: sequence, seat, level, what it may
+        know, the position, and the answer given in that position before, if any.
+
+        A position answered before was taken back since (the log keeps the bots'
+        answers, taken back or not): the bot answers it as it did, so that taking
+        a decision back and making it again never changes what the bots do.
+        """
         async with self._lock:
             engine = self.game
             if engine is None or self.state != ACTIVE or engine.decision is None:
@@ -490,9 +545,13 @@ class Authority:
             record = PublicRecord(
                 tuple(self.seats.colours), tuple(engine.actions), tuple(self._drawn)
             )
-            # The state's sequence, not the log's: quick messages change neither
-            # the decision nor the bot's seed.
-            return self.decided, player, level, record
+            answered = None
+            known = self._answers.get(self._position)
+            # (Always legal, the position being the same; checked all the same.)
+            if known is not None and known[:2] == (player, level) and known[2] in engine.options():
+                answered = known[2]
+            # The state's sequence, not the log's: quick messages change nothing.
+            return BotTurn(self.decided, player, level, record, self._position, answered)
 
     # ------------------------------------------------------------ changing
 
@@ -869,6 +928,7 @@ class Authority:
         elif isinstance(entry, Started):
             self._started = (entry.player, entry.request) if entry.request else None
             self.game = Game.new(self.seats.colours, list(self.setup.stack))
+            self._position = START
             self.state = ACTIVE
             game = self.game
             return Pending(
@@ -888,6 +948,7 @@ class Authority:
         record = self.game.record()
         record["actions"] = record["actions"][:-count]
         self.game = Game.from_record(record, checked=False)
+        self._position = position_of(self.game.actions)
         view = self.game.view(None)
         owner = entry.player if entry.request else None
 
@@ -909,6 +970,10 @@ class Authority:
         game = self.game
         assert game is not None
         self.decided = self.sequence + 1
+        before, self._position = self._position, position_after(self._position, entry.action)
+        level = self.seats.bots.get(entry.player)
+        if level is not None and not entry.request:  # a bot's answer (bots send no request id)
+            self._remember_answer(before, (entry.player, level, entry.action))
         self._drawn.extend(e["tile"] for e in events if e["kind"] == "tile_placed")
         for event in events:
             if event["kind"] == "tile_placed":
@@ -941,6 +1006,14 @@ class Authority:
                 self.hub.close(End.FINISHED)
 
         return Pending(encode, after, frame)
+
+    def _remember_answer(self, position: bytes, answer: tuple[str, str, Any]) -> None:
+        """Remember a bot's answer in ``position``; the oldest is forgotten past the limit."""
+        answers = self._answers
+        answers.pop(position, None)
+        answers[position] = answer
+        if len(answers) > self._limits.bot_answers:
+            del answers[next(iter(answers))]
 
     def _remember(self, key: tuple[str, str], frame: bytes) -> None:
         """Remember a request's answer for its retries; the oldest is forgotten past the limit."""
@@ -1011,6 +1084,11 @@ class Authority:
     def bot_refusals(self) -> int:
         """Bot decisions refused here (a refusal would be a bug)."""
         return self.autoplay.bot_refusals if self.autoplay is not None else 0
+
+    @property
+    def bot_repeats(self) -> int:
+        """Bot decisions accepted here that answered a position as before (no search)."""
+        return self.autoplay.bot_repeats if self.autoplay is not None else 0
 
     def break_off(self, why: End = End.MOVED) -> None:
         """Stop serving this copy of the game: a write failed or another node owns it."""

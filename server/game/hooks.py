@@ -58,6 +58,8 @@ class SelfPlay(Protocol):
 
     bot_moves: int
     bot_refusals: int
+    #: Bot decisions that answered a position as before (it was taken back since).
+    bot_repeats: int
     #: Set once the bots of a game that stopped progressing were stopped.
     stalled: bool
 

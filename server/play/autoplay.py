@@ -47,6 +47,8 @@ class Autoplay:
         #: Bot decisions accepted, and refused (a refusal would be a bug).
         self.bot_moves = 0
         self.bot_refusals = 0
+        #: Bot decisions accepted that answered a position again as before (no search).
+        self.bot_repeats = 0
         #: Set once this game was stopped here because it stopped progressing.
         self.stalled = False
 
@@ -169,7 +171,7 @@ class Autoplay:
             pending = await game.pending_bot()
             if pending is None:
                 return
-            sequence, player, level, record = pending
+            sequence, player, level, record, position, answered = pending
             if self._stalls():
                 await self._stop_stalled(sequence)
                 return
@@ -181,12 +183,14 @@ class Autoplay:
                 actions=record.actions,
                 drawn=record.drawn,
                 viewer=player,
-                # A tutorial's bot plays the same game against the same moves.
-                seed=seed_of(game.settings.get("tutorial") or game.id, sequence),
+                # The same position, the same seed: in a game after a take-back, and in
+                # a tutorial (whose bot plays the same game against the same moves).
+                seed=seed_of(game.settings.get("tutorial") or game.id, position),
             )
             try:
                 began = time.monotonic()
-                action = await self._runner.think(job)
+                # A position answered before (and taken back since) gets the same answer.
+                action = answered if answered is not None else await self._runner.think(job)
                 wait = pace - (time.monotonic() - began)
                 # A person's decision the bot answers may still be taken back: the
                 # bot holds its answer for the undo window (a take-back meanwhile
@@ -219,6 +223,8 @@ class Autoplay:
                 return
             self._retry_after = RETRY_FIRST
             self.bot_moves += 1
+            if answered is not None:
+                self.bot_repeats += 1
             self._runner.moved()
 
     def stop(self) -> None:

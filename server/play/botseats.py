@@ -2,7 +2,11 @@
 
 A bot sees what its seat sees: the seats, the accepted actions and the tiles
 drawn so far (those of every ``tile_placed`` event, in order), never the stack
-order. Bots think in worker processes by default: a search holds the
+order. Its answer depends on the position alone: its seed comes from the game
+and the actions so far (:func:`seed_of`), and a position it answered before
+(taken back since) gets the same answer again, without a search (see
+``Authority.pending_bot``), even where a search for a CPU budget would have
+found another. Bots think in worker processes by default: a search holds the
 interpreter for as long as it runs, and in the server's own process it would
 slow every other game. At most ``workers`` decisions are searched at once; the
 others wait their turn in a first-come queue (one place per game at most, as a
@@ -79,9 +83,15 @@ class BotConfig:
 ANSWER_TIME = 0.15
 
 
-def seed_of(game: str, sequence: int) -> int:
-    """The bot's random seed for the decision at ``sequence`` of ``game`` (reproducible)."""
-    digest = hashlib.sha256(f"{game}:{sequence}".encode()).digest()
+def seed_of(game: str, position: bytes) -> int:
+    """The bot's random seed in ``position`` of ``game`` (reproducible).
+
+    ``position`` is the digest of the game's actions so far
+    (``server.game.authority.position_after``), not the log's sequence, which
+    grows with every entry: a decision taken back and made again brings the
+    bots the positions, and so the seeds, they had before.
+    """
+    digest = hashlib.sha256(game.encode() + b":" + position).digest()
     return int.from_bytes(digest[:8], "big")
 
 

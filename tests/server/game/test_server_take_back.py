@@ -361,3 +361,144 @@ def test_a_retried_take_back_or_message_answers_the_same_after_a_restart(
             assert (await snapshot(stub, name)).sequence == last
 
     asyncio.run(main())
+
+
+async def against_bots(stub: Stub, level: pb.BotLevel.ValueType) -> tuple[str, str]:
+    """A started game of yellow (a person) against orange and red, bots of ``level``:
+    its name and yellow's token."""
+    bots = [pb.BotSeat(colour=c, level=level) for c in (ORANGE, RED)]
+    created = await stub.CreateGame(
+        spb.CreateGameRequest(seats=[YELLOW, ORANGE, RED], settings=pb.GameSettings(bots=bots))
+    )
+    name = created.game.name
+    joined = await stub.JoinGame(spb.JoinGameRequest(name=name, colour=YELLOW))
+    await stub.StartGame(spb.StartGameRequest(name=name), metadata=auth(joined.seat_token))
+    return name, joined.seat_token
+
+
+async def yellows_turn(stub: Stub, name: str) -> pb.GameSnapshot | None:
+    """The game once it is yellow's decision again (the bots answered); None: it ended."""
+    while True:
+        now = await snapshot(stub, name)
+        if now.game.state != pb.GAME_STATE_ACTIVE:
+            return None
+        if now.view.decision.player == YELLOW:
+            return now
+        await asyncio.sleep(0.02)
+
+
+async def decide(
+    stub: Stub, name: str, token: str, action: pb.Action, *, sequence: int, request_id: str
+) -> pb.LogEntry:
+    """Submit yellow's ``action`` at ``sequence``; the accepted entry."""
+    request = spb.SubmitActionRequest(
+        name=name, sequence=sequence, request_id=request_id, action=action
+    )
+    reply: spb.SubmitActionResponse = await stub.SubmitAction(request, metadata=auth(token))
+    return reply.entry
+
+
+async def answers_to(stub: Stub, name: str, placed: pb.LogEntry) -> list[pb.LogEntry] | None:
+    """The bots' answers to yellow's decision ``placed``, once it is yellow's decision
+    again (None: the game ended)."""
+    if await yellows_turn(stub, name) is None:
+        return None
+    page = await stub.ListGameEntries(spb.ListGameEntriesRequest(name=name))
+    return [e for e in page.entries if e.sequence > placed.sequence]
+
+
+def moves(entries: list[pb.LogEntry] | None) -> list[tuple[int, pb.Action]]:
+    """Who played what, in order."""
+    assert entries is not None, "the game ended"
+    return [(e.action_applied.player, e.action_applied.action) for e in entries]
+
+
+async def undoable_answers(
+    stub: Stub, name: str, token: str, rng: random.Random
+) -> tuple[pb.Action, pb.LogEntry, list[pb.LogEntry]] | None:
+    """Yellow decides at random until the bots answer without drawing a tile (so the
+    decision can be taken back): the action, its entry and the bots' answers (None:
+    the game ended first)."""
+    while (now := await yellows_turn(stub, name)) is not None:
+        action = rng.choice(list(now.view.decision.options))
+        placed = await decide(
+            stub, name, token, action, sequence=now.sequence, request_id=f"r{now.sequence}"
+        )
+        answers = await answers_to(stub, name, placed)
+        if answers is None:
+            return None
+        drew = any(
+            event.HasField("tile_placed")
+            for entry in [placed, *answers]
+            for event in entry.action_applied.events
+        )
+        if answers and not drew:
+            assert all(e.HasField("action_applied") for e in answers)
+            return action, placed, answers
+    return None
+
+
+def _bots_answer_the_same_after_a_take_back(
+    tmp_path: Path, level: pb.BotLevel.ValueType, decisions: int, redos: int
+) -> None:
+    """A person decides, two bots answer (no tile drawn), the person takes the decision
+    back and makes the same one again: the bots answer as they did the first time,
+    remembered by position (not searched again). ``decisions`` such decisions (in as
+    many games as it takes), each taken back and made again ``redos`` times, and one
+    more across a restart. (With a bot's seed from the log's sequence and no memory,
+    each of ten runs of this test saw an answer differ.)"""
+    config = BotConfig(strong_budget=0.1)
+
+    async def main() -> None:
+        rng = random.Random(12)
+        async with running(tmp_path, WHOLE_LOG, config) as (server, stub, _channel):
+            name, token = await against_bots(stub, level)
+            done = 0
+            while done <= decisions:
+                found = await undoable_answers(stub, name, token, rng)
+                if found is None:  # the game ended: another one
+                    name, token = await against_bots(stub, level)
+                    continue
+                action, placed, first = found
+                if done == decisions:  # the last one is made again after a restart
+                    taken = await take_back(stub, name, token, placed.sequence, "t-last")
+                    break
+                authority = await server.registry.find(name)
+                for _ in range(redos):
+                    taken = await take_back(
+                        stub, name, token, placed.sequence, f"t{placed.sequence}"
+                    )
+                    repeats = authority.bot_repeats
+                    placed = await decide(
+                        stub,
+                        name,
+                        token,
+                        action,
+                        sequence=taken.sequence,
+                        request_id=f"a{taken.sequence}",
+                    )
+                    assert placed.action_applied.action == action
+                    assert moves(await answers_to(stub, name, placed)) == moves(first)
+                    # Given again as remembered, not searched again (which could differ).
+                    assert authority.bot_repeats == repeats + len(first)
+                done += 1
+        # The answers are read back from the game's log: the same after a restart.
+        async with running(tmp_path, WHOLE_LOG, config) as (server, stub, _channel):
+            again = await decide(
+                stub, name, token, action, sequence=taken.sequence, request_id="a-last"
+            )
+            assert moves(await answers_to(stub, name, again)) == moves(first)
+            authority = await server.registry.find(name)
+            assert (authority.bot_repeats, authority.bot_refusals) == (len(first), 0)
+
+    asyncio.run(main())
+
+
+def test_greedy_bots_answer_the_same_after_a_take_back(tmp_path: Path) -> None:
+    _bots_answer_the_same_after_a_take_back(tmp_path, pb.BOT_LEVEL_GREEDY, 5, 5)
+
+
+def test_strong_bots_answer_the_same_after_a_take_back(tmp_path: Path) -> None:
+    """The strong bot searches for a CPU budget: its answer varies with the machine's
+    load, so only the remembered answer makes it the same."""
+    _bots_answer_the_same_after_a_take_back(tmp_path, pb.BOT_LEVEL_STRONG, 3, 2)
