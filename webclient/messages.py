@@ -140,6 +140,7 @@ COUNTED = [
     Np_("board.out_of_sight_picks", "board.out_of_sight_picks"),
     Np_("decision.more", "decision.more"),
     Np_("undo.button_bots", "undo.button_bots"),
+    Np_("pick.supply_limit", "pick.supply_limit"),
     Np_("decision.options", "decision.options"),
     Np_("howto.diagram_voyage", "howto.diagram_voyage"),
     Np_("lobby.seats_taken", "lobby.seats_taken"),

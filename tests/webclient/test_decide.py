@@ -1112,3 +1112,81 @@ def test_a_new_decision_brings_its_prompt_into_the_side_panel(
         assert box is not None and panel is not None
         assert panel["y"] <= box["y"] <= panel["y"] + panel["height"] / 2, (box, panel)
     assert errors == []
+
+
+def _supply_limits_expansion(s: Any) -> bool:
+    """A turn where an expansion places as many ships as the supply holds, fewer than
+    the ships already on that island (R5.2), and more than one beach is left to pick."""
+    decision = s["view"].get("decision")
+    if not decision or decision.get("kind") != "DECISION_KIND_TURN":
+        return False
+    colour = name(decision["player"])
+    supply = next(
+        (
+            int(x.get("count", 0))
+            for x in s["view"].get("supply", [])
+            if name(x["colour"]) == colour
+        ),
+        0,
+    )
+    for option in decision["options"]:
+        expand = option.get("expand")
+        if not expand or "take" in expand or len(expand.get("beaches", [])) != supply:
+            continue
+        at = (expand["island"].get("q", 0), expand["island"].get("r", 0))
+        here = sum(
+            [name(c) for c in b.get("colours", [])].count(colour)
+            for b in s["view"].get("beaches", [])
+            if (b["beach"].get("q", 0), b["beach"].get("r", 0)) == at
+        )
+        ways = sum(
+            1 for o in decision["options"] if o.get("expand", {}).get("island") == expand["island"]
+        )
+        if 1 <= supply < here and ways > 1:
+            return True
+    return False
+
+
+def test_an_expansion_the_supply_limits_says_so(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    """Fewer beaches to pick than ships on the island: the instruction says how many
+    ships are left in the supply (R5.2), so that the count does not look wrong."""
+    errors: list[str] = []
+    context = browser.new_context(viewport=size("desktop"))
+    context.add_init_script(INSTANT)
+    page = context.new_page()
+    page.set_default_timeout(BUSY)
+    watch_errors(page, errors)
+    try:
+        # Games are dealt at random: one that ends before such a turn is left for another.
+        for attempt in range(10):
+            game, tokens = api.seated_game(["yellow", "red"])
+            try:
+                snapshot = play_until(api, game, tokens, _supply_limits_expansion, seed=4 + attempt)
+                break
+            except AssertionError:
+                continue
+        else:
+            raise AssertionError("no game reached such a turn")
+        colour = open_as(page, gateway.url, game, snapshot, tokens)
+        supply = next(
+            int(x.get("count", 0))
+            for x in snapshot["view"]["supply"]
+            if name(x["colour"]) == name(colour)
+        )
+        page.goto(f"{gateway.url}/games/{game}?lang=en")
+        page.wait_for_function(MINE)
+        island = next(
+            o["expand"]["island"]
+            for o in snapshot["view"]["decision"]["options"]
+            if "expand" in o and len(o["expand"].get("beaches", [])) == supply
+        )
+        key = f"island:{island.get('q', 0)},{island.get('r', 0)}"
+        page.locator(f"[data-testid=target][data-key='{key}']").click()
+        said = page.get_by_test_id("instruction").inner_text()
+        left = i18n.translate("en", "pick.supply_limit", count=supply)
+        assert said.endswith(left), said
+    finally:
+        context.close()
+    assert errors == []

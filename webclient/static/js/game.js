@@ -1016,7 +1016,14 @@ export class GamePage {
       return acts.includes("royal") ? `${can} ${t("hint.royal_where")}` : can;
     }
     if (picker.picks.length && (next.includes("beach") || next.includes("tonga")) && least > 0) {
-      return least === most ? tn("pick.more_beaches", least) : tn("pick.up_to_beaches", most);
+      const more = least === most ? tn("pick.more_beaches", least) : tn("pick.up_to_beaches", most);
+      // An expansion places as many ships as the supply holds, when that is fewer
+      // than the ships there or the beaches (R5.2): said, or the count looks wrong.
+      const me = this.seat && colourName(this.seat.colour);
+      const supply = (this.view?.supply ?? []).find((x) => colourName(x.colour) === me)?.count ?? 0;
+      const placing = picker.picks.filter((key) => key.startsWith("beach:")).length + least;
+      return kind === "turn" && picker.picks[0]?.startsWith("island:") && supply <= placing
+        ? `${more} ${tn("pick.supply_limit", supply)}` : more;
     }
     // "or confirm" only where a Confirm is shown: once the picks make an option.
     if (kind === "land" && most > 0 && complete) return tn("pick.more_ships", most);
