@@ -126,6 +126,8 @@ export class Board {
     const before = this.view;
     this.view = view;
     for (const name of ["tiles", "dangers", "under", "ships", "labels", "ghosts", "targets", "numbers"]) this.layers[name].replaceChildren();
+    // The island under the pointer keeps showing its fills, as they now are.
+    const hovered = this.layers.fills.dataset.hex?.split(",").map(Number);
     this.hideFills();
     this.layouts.clear();
     this.labelOf = new Map();
@@ -168,6 +170,7 @@ export class Board {
     // A picked open end: the new tile's place, dashed.
     if (options.slot) el("polygon", { points: corners(...options.slot, SIZE * 0.94), class: "slot-ghost", "data-testid": "slot-ghost" }, this.layers.ghosts);
     if (!picker) {
+      if (hovered) this.showFills(...hovered);
       this.camera.settle(view);
       this.edges?.update();
       return;
@@ -190,6 +193,7 @@ export class Board {
       this.drawTargets(picker);
     }
     this.drawConfirmSpots(options.confirmKeys ?? []);
+    if (hovered) this.showFills(...hovered);
     this.edges?.update();
   }
 

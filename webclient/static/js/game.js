@@ -145,7 +145,7 @@ export class GamePage {
     document.addEventListener("keydown", (event) => this.onKey(event));
     // On a phone the board and its decision fill the screen under the header.
     const header = document.querySelector(".topbar");
-    const fitUnder = () => document.documentElement.style.setProperty("--top", `${header?.offsetHeight ?? 0}px`);
+    const fitUnder = () => document.documentElement.style.setProperty("--top", `${header?.getBoundingClientRect().height ?? 0}px`);
     fitUnder();
     window.addEventListener("resize", fitUnder);
     this.narrow = window.matchMedia("(max-width: 800px)");
