@@ -579,6 +579,15 @@ def test_targets_are_44_px_and_the_decision_sits_over_the_board_on_a_phone(
                 page.locator("[data-testid=target]").first
             ).first.click()
         assert checked > 0
+        # A game under way does not scroll as a page: a swipe or the wheel over the
+        # docked decision scrolls the decision alone.
+        dock = page.get_by_test_id("dock").bounding_box()
+        assert dock is not None
+        page.mouse.move(dock["x"] + dock["width"] / 2, dock["y"] + dock["height"] / 2)
+        page.mouse.wheel(0, 3000)
+        page.wait_for_timeout(300)
+        assert page.evaluate("window.scrollY") == 0
+        assert page.evaluate("document.scrollingElement.scrollHeight") <= 844
         header = page.locator(".topbar").bounding_box()
         assert header is not None and header["width"] <= 390
         assert page.evaluate("document.documentElement.scrollWidth") <= 390

@@ -29,6 +29,8 @@ export const WIDE = 0.55;
 // The strip at the board's right edge under the zoom buttons (CSS px); none where
 // they lie in a row in the top strip the view keeps clear of (a phone: board.zoomStrip 0).
 const ZOOM_PX = 64;
+// How long a view the player moved is left alone by the others' moves (ms).
+const TOUCHED_MS = 2500;
 // Keys of the wire's fields that name a hex (Hex or Beach messages).
 const HEX_FIELDS = new Set(["beach", "beaches", "at", "island", "back_to", "take", "origin"]);
 
@@ -108,6 +110,7 @@ export class Camera {
 
   // The player moved the view by hand.
   hold() {
+    this.touched = performance.now();
     this.manual = true;
     this.chosen = true;
     this.peeked = null;
@@ -138,7 +141,9 @@ export class Camera {
   follow(entry, speed = 1) {
     const hexes = entryHexes(entry);
     const want = hexBox(hexes, SIZE * 0.15);
-    if (!want || this.manual) return Promise.resolve();
+    // A view the player is moving right now is left alone; one they moved before is
+    // panned (at their zoom) to where the move happens, and back after.
+    if (!want || (this.manual && performance.now() - (this.touched ?? 0) < TOUCHED_MS)) return Promise.resolve();
     const goal = this.board.goal;
     if (inside(want, goal)) return Promise.resolve();
     if (!this.home && this.board.framed) this.home = { ...goal, whole: this.showsWhole(goal) };
@@ -165,7 +170,7 @@ export class Camera {
   rest() {
     const home = this.home;
     this.home = null;
-    if (!home || this.manual) return;
+    if (!home) return;
     this.board.moveTo(this.homeView(home), 350);
   }
 
@@ -191,14 +196,15 @@ export class Camera {
     const goal = this.board.goal;
     const scale = this.board.scale(goal);
     const pickable = !crowded(scale);
-    // A view the player chose that shows every target stays.
-    if (manual && this.board.framed && inside(bounds, goal) && pickable) return false;
-    // A landing is framed on its island, once: a view already that close on it stays.
+    // A landing is framed on its island, once (its ships are placed one by one there,
+    // whatever view came before): a view already that close on it stays.
     if (close) {
-      if (this.board.framed && inside(bounds, goal) && pickable && scale >= CLOSE * 0.9) return false;
+      if (this.board.framed && inside(bounds, goal) && pickable && scale >= this.board.scale(this.frame(bounds, crowded, CLOSE)) * 0.9) return false;
       this.board.moveTo(this.frame(bounds, crowded, CLOSE), 0);
       return true;
     }
+    // A view the player chose that shows every target stays.
+    if (manual && this.board.framed && inside(bounds, goal) && pickable) return false;
     // Nothing moves between the decisions of a chain while its targets are seen
     // (and can be picked there).
     if (this.board.framed && inside(bounds, goal) && chain && pickable) return false;
@@ -249,9 +255,9 @@ export class Camera {
     const whole = inside(bounds, board) ? board : this.shape(union(board, bounds));
     const fits = this.board.scale(whole);
     if (fits >= WHOLE && !crowded(fits) && closest === CLOSEST) return whole;
-    const margin = SIZE * 0.6;
+    // A landing: its island's targets and a narrow margin, as close as `closest` allows.
+    const margin = SIZE * (closest !== CLOSEST ? 0.15 : 0.6);
     const want = { x: bounds.x - margin, y: bounds.y - margin, w: bounds.w + 2 * margin, h: bounds.h + 2 * margin };
-    // A landing: its island's targets and their margin, as close as `closest` allows.
     if (closest !== CLOSEST) {
       const box = this.shape(want, false);
       return this.shape(scaled(box, Math.max(1, this.board.scale(box) / closest)), false);

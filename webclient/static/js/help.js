@@ -17,6 +17,8 @@ const islandText = (node) => (node
 
 // The pieces, most specific first: a selector, and the text naming what it matched.
 const PIECES = [
+  // A chip at the board's edge says itself what lies out of sight that way.
+  [".edge", (n) => n.getAttribute("aria-label")],
   [".target-end", () => t("help.open_end")],
   [".target-royal", () => t("help.crown")],
   [".target-jetty", () => t("help.target_jetty")],
@@ -83,6 +85,12 @@ export class HelpMode {
       class: "help-label", testid: "help-label", role: "status", "aria-live": "polite", hidden: true,
     }, this.text);
     area.append(this.label);
+    // A chip at the board's edge is named too, and moves nothing while help is on.
+    area.addEventListener("click", (event) => {
+      if (!this.on || !event.target.closest?.(".edge")) return;
+      event.stopPropagation();
+      this.name(event);
+    }, true);
     const svg = area.querySelector("svg");
     // Capture: while on, a tap names the piece and never reaches a target.
     svg.addEventListener("click", (event) => {
