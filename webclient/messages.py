@@ -290,6 +290,8 @@ COACH = [
     N_("coach.stack"),
     N_("coach.scoring.title"),
     N_("coach.scoring"),
+    N_("coach.others_settle.title"),
+    N_("coach.others_settle"),
     N_("coach.route.title"),
     N_("coach.route"),
     N_("coach.danger.title"),

@@ -655,9 +655,9 @@ export class GamePage {
     if (!game) return;
     const view = this.view;
     const state = stateName(game.state);
-    // A game under way fills a phone's screen as an app does (app.css); one waiting for
-    // its players, or ended, reads as a page.
-    document.body.dataset.live = state === "active" ? "1" : "0";
+    // A game under way fills a player's phone screen as an app does (app.css); one
+    // waiting for its players, or ended, or watched, reads as a page.
+    document.body.dataset.live = state === "active" && this.seat ? "1" : "0";
     const mine = this.mine();
     if (mine && !this.picker) this.picker = new Picker(view.decision);
     if (!mine) this.picker = null;

@@ -15,14 +15,14 @@ import { colourName, kindOf } from "./wire.js";
 // Every tip, in the order a first game usually meets them.
 export const TIPS = [
   "welcome", "setup", "marks", "turn", "emigrate", "stack", "scoring", "route", "danger", "land",
-  "royal", "mask", "settle", "place", "settle_ship", "graduate", "no_ship", "end",
+  "royal", "mask", "settle", "place", "settle_ship", "graduate", "no_ship", "others_settle", "end",
 ];
 
 // Once these were all explained, the coach says the lesson is over ("graduate"):
 // the learner may finish the game or start a real one. It says so too once the main
 // ones were (MAIN) and the learner has made EARLY decisions: what is left (a royal
 // island, a New settlement) is explained when it first comes up.
-const LESSON = TIPS.filter((tip) => !["graduate", "no_ship", "end"].includes(tip));
+const LESSON = TIPS.filter((tip) => !["graduate", "no_ship", "others_settle", "end"].includes(tip));
 const MAIN = ["welcome", "setup", "turn", "emigrate", "stack", "scoring", "danger", "land"];
 const EARLY = 20;
 
@@ -107,6 +107,10 @@ export class Coach {
     if (tiles.some((p) => tile(p.tile)?.paths?.some((path) => path[2] > 0))) this.offer("danger");
     if (page.marks.tiles.size || page.marks.ships.size) this.offer("marks");
     if ((view.royal ?? []).length) this.offer("mask");
+    // Another player's New settlement, told when it happens (its ships vanish otherwise unexplained).
+    if (page.lastRound?.().some((item) => "settle" in (item.entry.action_applied?.action ?? {}) && colourName(item.entry.action_applied.player) !== me)) {
+      this.offer("others_settle");
+    }
     if (page.mine()) {
       const kind = kindOf(view.decision);
       const acts = new Set((view.decision.options ?? []).map((o) => Object.keys(o)[0]));
