@@ -1190,3 +1190,37 @@ def test_an_expansion_the_supply_limits_says_so(
     finally:
         context.close()
     assert errors == []
+
+
+def test_a_beach_clicked_before_its_island_picks_both(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    """Nothing picked yet: a click by a beach of an island to expand on picks that
+    island and that beach at once (as set-up and landing pick a beach in one click)."""
+    errors: list[str] = []
+    game, tokens = api.seated_game(["yellow", "red"])
+    snapshot = play_until(api, game, tokens, _two_islands, seed=5)
+    options = [o["expand"] for o in snapshot["view"]["decision"]["options"] if "expand" in o]
+    hexes = [
+        f"{o.get('island', {}).get('q', 0)},{o.get('island', {}).get('r', 0)}" for o in options
+    ]
+    first = next(h for h in hexes if hexes.count(h) >= 2)
+    with game_page(
+        browser, gateway.url, game, seat_to_move(snapshot, tokens), errors=errors
+    ) as page:
+        page.wait_for_function(MINE)
+        # Where a beach of that island lies on screen (its target, once the island is picked).
+        page.locator(f'[data-testid=target][data-key="island:{first}"]').click()
+        beach = page.locator(f'[data-testid=target][data-key^="beach:{first},"]').first
+        key = beach.get_attribute("data-key")
+        box = beach.locator(".target-hit").bounding_box()
+        assert key is not None and box is not None
+        page.get_by_test_id("reset").click()
+        page.wait_for_function("!document.querySelector('[data-testid=reset]')")
+        assert page.locator(f'[data-testid=target][data-key="{key}"]').count() == 0
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.get_by_test_id("reset").wait_for()
+        # The island and that beach are picked: the beach shows the ship to place.
+        assert page.locator(f'[data-testid=target][data-key="{key}"]').count() == 0
+        assert page.locator("[data-testid=board] [data-testid=ghost]").count() >= 1
+    assert errors == []

@@ -582,6 +582,18 @@ export class Board {
     beaches.forEach((beach, b) => this.beachLabel(q, r, b, polar(centre(q, r), beach.angle, SIZE * 0.9), layer));
   }
 
+  // The beach of the island at (q, r) that a board point lies by (its moorings' side,
+  // off the island's land), or null.
+  beachAt(q, r, p) {
+    const c = centre(q, r);
+    const beaches = this.layouts.get(`${q},${r}`);
+    if (!beaches || Math.hypot(p.x - c.x, p.y - c.y) < SIZE * 0.4) return null;
+    const angle = Math.atan2(p.y - c.y, p.x - c.x);
+    const off = (b) => Math.abs(((b.angle - angle + 3 * Math.PI) % (2 * Math.PI)) - Math.PI);
+    const best = beaches.reduce((a, b, i) => (a === null || off(b) < off(beaches[a]) ? i : a), null);
+    return best !== null && off(beaches[best]) < Math.PI / 4 ? best : null;
+  }
+
   hideFills() {
     this.layers.fills.replaceChildren();
     delete this.layers.fills.dataset.hex;
@@ -893,7 +905,7 @@ export class Board {
       const [q, r] = hexAt(p.x, p.y);
       // A tap on an island shows its beaches' fills (a pointer shows them on hover).
       if (event.pointerType !== "mouse") this.showFills(q, r);
-      this.onHex?.(q, r);
+      this.onHex?.(q, r, this.beachAt(q, r, p));
     });
     this.svg.addEventListener("pointermove", (event) => {
       if (event.pointerType !== "mouse" || pointers.size) return;

@@ -111,7 +111,7 @@ export class GamePage {
     this.boardArea = h("section", { class: "board-area" });
     this.board = new Board(this.boardArea, (key) => this.pick(key));
     this.board.pointOutOfSight();
-    this.board.onHex = (q, r) => this.switchTo(q, r);
+    this.board.onHex = (q, r, beach) => this.switchTo(q, r, beach);
     this.boardArea.append(h("div", { class: "zoom" },
       h("button", { type: "button", testid: "zoom-in", "aria-label": t("board.zoom_in"), onclick: () => this.board.zoomStep(1 / 1.5) }, "+"),
       h("button", { type: "button", testid: "zoom-out", "aria-label": t("board.zoom_out"), onclick: () => this.board.zoomStep(1.5) }, "−"),
@@ -492,18 +492,20 @@ export class GamePage {
     else this.render();
   }
 
-  // A click on the board off the targets while a choice is under way: where it hit an
-  // island the decision could start with (another island to expand on, another full
-  // beach), the choice starts over there.
-  switchTo(q, r) {
+  // A click on the board that hit no target, on the island at (q, r) (by its beach
+  // `beach`, or null): another island that the decision could start with, while a
+  // choice is under way, starts it there; a beach of an island to pick picks both.
+  switchTo(q, r, beach = null) {
     const picker = this.picker;
-    if (!picker?.picks.length || this.busy || !this.mine()) return;
+    if (!picker || this.busy || !this.mine()) return;
     const here = (key) => key.slice(key.indexOf(":") + 1).split(",").slice(0, 2).join(",") === `${q},${r}`;
     const first = [...new Picker(picker.decision).targets().keys()].filter((k) => !k.startsWith("land:") && here(k));
     const key = first.find((k) => k.startsWith("island:")) ?? (first.length === 1 ? first[0] : null);
-    if (!key || key === picker.picks[0]) return;
+    if (!key || key === picker.picks[0] || (!picker.picks.length && (beach === null || !key.startsWith("island:")))) return;
     picker.reset();
     this.pick(key);
+    const then = `beach:${q},${r},${beach}`;
+    if (beach !== null && this.picker?.targets().has(then)) this.pick(then);
   }
 
   // The option the picks so far make, ready to confirm (null while one is still to be made).
