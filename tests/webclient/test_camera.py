@@ -932,8 +932,8 @@ async () => {
   board.wholeBox = () => ({ x: -600, y: -600, w: 1200, h: 1200 });
   board.goal = board.wholeBox();
   await camera.follow({ action_applied: { action: { expand: { island: { q: 5, r: 0 } } } } }, 0);
-  // Grown by the tile drawn there, still readable (ships drawn at 800 / 1400 px a unit).
-  board.wholeBox = () => ({ x: -600, y: -600, w: 1400, h: 1400 });
+  // Grown by the tile drawn there, still shown whole (800 / 1300 px a unit).
+  board.wholeBox = () => ({ x: -600, y: -600, w: 1300, h: 1300 });
   camera.rest();
   const grown = { ...board.goal };
   board.wholeBox = small;
@@ -995,7 +995,7 @@ def test_after_others_moves_the_view_returns_to_the_players(
     assert (followed["w"], followed["h"]) == (home["w"], home["h"]), out
     assert followed["x"] < 900 < followed["x"] + followed["w"], out
     assert back == home, out
-    assert out["grown"] == {"x": -600, "y": -600, "w": 1400, "h": 1400}, out
+    assert out["grown"] == {"x": -600, "y": -600, "w": 1300, "h": 1300}, out
     assert out["oldMove"] == followed and out["oldBack"] == home, out
     assert out["moving"] == home, out
     # An entry inside the view moves nothing, and nothing is sent back.

@@ -791,6 +791,18 @@ def test_start_over_keeps_its_place_and_the_preview_pointed_at_again_confirms(
         assert frame["x"] <= box["x"] and box["x"] + box["width"] <= frame["x"] + frame["width"]
         bottom = frame["y"] + frame["height"]
         assert bottom - 130 <= box["y"] + box["height"] <= bottom, (box, frame)
+        if viewport == "desktop":
+            # The playback bar lies beside the action bar, in the same strip at the
+            # board's bottom (which the view keeps clear of), over neither button.
+            bar = page.get_by_test_id("playback").bounding_box()
+            assert bar is not None and bottom - 60 <= bar["y"] + bar["height"] <= bottom, bar
+            for button in (box, reset.bounding_box()):
+                assert button is not None
+                apart = (
+                    bar["x"] + bar["width"] <= button["x"]
+                    or button["x"] + button["width"] <= bar["x"]
+                )
+                assert apart, (bar, button)
         shot(page, f"action-bar-{viewport}")
         sequence = state(page)["sequence"]
         ghost = page.get_by_test_id("ghost").first

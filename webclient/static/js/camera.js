@@ -158,12 +158,12 @@ export class Camera {
   }
 
   // Where the player's view was before the entries played: the whole board, grown
-  // with them, where it showed the whole board (and the grown board is readable:
-  // ships still drawn), else exactly as it was.
+  // with them, where it showed the whole board (and the grown board is still shown
+  // whole at a decision: WHOLE), else exactly as it was.
   homeView(home) {
     if (!home.whole) return { x: home.x, y: home.y, w: home.w, h: home.h };
     const whole = this.board.wholeBox();
-    return this.board.scale(whole) >= WIDE || inside(whole, home) ? whole : { x: home.x, y: home.y, w: home.w, h: home.h };
+    return this.board.scale(whole) >= WHOLE || inside(whole, home) ? whole : { x: home.x, y: home.y, w: home.w, h: home.h };
   }
 
   // The entries have played: back to the view they were followed from.

@@ -856,7 +856,7 @@ export class GamePage {
     if (!this.speedSelect) {
       this.speedSelect = h("select", { testid: "speed", "aria-label": t("playback.speed"), onchange: (e) => {
         prefs.set("speed", Number(e.target.value));
-      } }, ...SPEEDS.map((s) => h("option", { value: String(s) }, s ? `${s}×` : t("playback.instant"))));
+      } }, ...SPEEDS.map((s) => h("option", { value: String(s) }, s ? `\u2066${s}×\u2069` : t("playback.instant"))));
       this.speedSelect.value = String(prefs.speed());
       this.skipButton = h("button", { type: "button", class: "secondary", testid: "skip", onclick: () => this.skipToNow() });
       this.againButton = h("button", { type: "button", class: "secondary", testid: "last-round", onclick: () => this.showLastRound() },
