@@ -1236,3 +1236,24 @@ def test_a_beach_clicked_before_its_island_picks_both(
         assert page.locator(f'[data-testid=target][data-key="{key}"]').count() == 0
         assert page.locator("[data-testid=board] [data-testid=ghost]").count() >= 1
     assert errors == []
+
+
+#: A landing's log line, from a landed event of two yellow ships and a red one.
+LANDED = """
+async () => {
+  const { entryLines } = await import("/static/js/text.js");
+  const view = { tiles: [{ at: { q: 1 }, tile: "nauru" }] };
+  const ships = [
+    { beach: 0, colour: "COLOUR_YELLOW" }, { beach: 1, colour: "COLOUR_RED" },
+    { beach: 2, colour: "COLOUR_YELLOW" },
+  ];
+  const landed = { landed: { island: { q: 1 }, ships } };
+  return entryLines({ action_applied: { events: [landed] } }, view);
+}
+"""
+
+
+def test_a_landing_in_the_log_says_whose_ships_land(browser: Browser, gateway: Running) -> None:
+    """ "3 ships land on X" says by colour whose they are (the order they landed in)."""
+    lines = on_lobby(browser, gateway.url, LANDED)
+    assert len(lines) == 1 and lines[0].endswith(": 2 yellow, 1 red."), lines

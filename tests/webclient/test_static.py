@@ -195,8 +195,10 @@ def test_plural_categories_map_to_the_catalogs_forms_by_cldr() -> None:
 
 def test_the_translation_function_fills_placeholders_and_plurals() -> None:
     assert i18n.translate("en", "status.waiting_for", player="red") == "Waiting for red"
-    assert i18n.translate("en", "log.landed", count=1, island="Fiji") == "1 ship lands on Fiji."
-    assert i18n.translate("en", "log.landed", count=3, island="Fiji") == "3 ships land on Fiji."
+    landed = i18n.translate("en", "log.landed", count=1, island="Fiji", ships="1 red")
+    assert landed == "1 ship lands on Fiji: 1 red."
+    landed = i18n.translate("en", "log.landed", count=3, island="Fiji", ships="3 red")
+    assert landed == "3 ships land on Fiji: 3 red."
     assert i18n.translate("nl", "board.points", count=1) == "1 punt"
     assert i18n.translate("nl", "board.points", count=4) == "4 punten"
     assert i18n.translate("hu", "board.points", count=4) == "4 pont"

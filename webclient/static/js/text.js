@@ -199,7 +199,11 @@ function eventLine(event, view, events) {
     case "stranded":
       return tn("log.stranded", (e.group ?? []).length);
     case "landed": {
-      const line = tn("log.landed", (e.ships ?? []).length, { island: islandAt(view, e.island) });
+      // Whose ships, by colour ("2 yellow, 1 red"), in the order they landed.
+      const by = new Map();
+      for (const ship of e.ships ?? []) by.set(ship.colour, (by.get(ship.colour) ?? 0) + 1);
+      const ships = counted([...by].map(([c, count]) => ({ colour: c, count })));
+      const line = tn("log.landed", (e.ships ?? []).length, { island: islandAt(view, e.island), ships });
       const back = counted(e.returned);
       if (!back) return line;
       const returned = t("log.returned", { ships: back });
