@@ -338,6 +338,10 @@ def test_a_replay_shows_the_engines_board_at_every_step_and_its_record_replays(
         page.wait_for_function(f"document.body.dataset.replayAt === '{n + 1}'")
         assert board_of(page) == engine_board(record, actions_until[n + 1])
         assert page.get_by_test_id("replay-link").input_value().endswith(f"at={n + 1}")
+        # What that step did is said under the controls, as the log says it.
+        step = page.get_by_test_id("replay-step").inner_text()
+        current = page.locator("[data-testid=log] li.current").inner_text()
+        assert step and step.split() == current.split(), (step, current)
         page.get_by_test_id("replay-turn-back").click()
         page.wait_for_function(f"Number(document.body.dataset.replayAt) < {n + 1}")
         at = int(state(page)["replayAt"])
@@ -970,3 +974,18 @@ def test_zooming_in_keeps_the_decisions_targets_where_they_are(
     # Out of sight, the targets are brought to the middle of the view as it zooms in.
     assert away["closer"] and away["before"][0] > 390, away
     assert all(abs(a - b) < 12 for a, b in zip(away["after"], away["middle"], strict=True)), away
+
+
+def test_a_replay_opened_without_a_step_starts_at_the_beginning(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    """A game watched again starts from its first entry, as a replay does elsewhere."""
+    game, tokens = api.seated_game(["yellow", "green"])
+    api.play(game, tokens, steps=12, seed=3)
+    page = browser.new_page(viewport=DESKTOP)
+    try:
+        page.goto(f"{gateway.url}/games/{game}?replay=1&lang=en")
+        page.wait_for_function("document.body.dataset.replayAt !== undefined")
+        assert state(page)["replayAt"] == "0"
+    finally:
+        page.close()

@@ -44,7 +44,8 @@ export class ReplayPage {
       this.error.textContent = errorText(error);
       return;
     }
-    const at = Number.isInteger(this.wanted) ? this.wanted : this.last;
+    // From the start, as a game is watched again (a link may name a step).
+    const at = Number.isInteger(this.wanted) ? this.wanted : 0;
     this.go(Math.min(Math.max(at, 0), this.last));
   }
 
@@ -135,6 +136,9 @@ export class ReplayPage {
         h("h1", {}, t("replay.title"), " · ", gameTitle(this.game?.settings)),
         h("p", { testid: "replay-position" }, t("replay.position", { at: this.at, last: this.last })),
         range,
+        // What this step did, under the controls (the log below may be scrolled away).
+        h("p", { class: "replay-step", testid: "replay-step", "aria-live": "polite" },
+          ...(this.chronicle.items.find((i) => i.sequence === this.at)?.lines ?? []).map((line) => h("span", { class: "line" }, line))),
         h("p", { class: "replay-buttons" },
           button("first", "|◀", t("replay.first")),
           button("turn-back", "◀◀", t("replay.turn_back")),
