@@ -117,12 +117,19 @@ def test_my_games_lists_whose_turn_and_my_place(
     # Active games come before open ones, and those before finished ones.
     order = [rows.nth(i).get_attribute("data-game") for i in range(3)]
     assert order == [running, waiting, over]
+    # A finished game can be removed from the list; a game still to play (a seat
+    # others wait for) cannot.
+    assert turn.get_by_test_id("my-remove").count() == 0
+    assert page.locator(f"[data-game='{waiting}']").get_by_test_id("my-remove").count() == 0
     for locale in ("en", "he", "ja"):
         for size, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
             page.set_viewport_size(viewport)
             page.goto(gateway.url + f"/my?lang={locale}")
             expect(page.get_by_test_id("my-game")).to_have_count(3, timeout=WAIT)
             shot(page, f"my-games-{locale}-{size}")
+    page.locator(f"[data-game='{over}']").get_by_test_id("my-remove").click()
+    expect(page.get_by_test_id("my-game")).to_have_count(2, timeout=WAIT)
+    assert page.evaluate(f"localStorage.getItem('tongiaki.seat.{over}')") is None
     assert errors == []
 
 

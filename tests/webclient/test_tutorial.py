@@ -745,3 +745,23 @@ def test_a_learner_who_met_the_main_decisions_is_told_the_lesson_is_over_after_a
     finally:
         page.context.close()
     assert errors == []
+
+
+def test_a_tutorial_left_for_a_real_game_can_be_removed_from_my_games(
+    browser: Browser, gateway: Running
+) -> None:
+    """A lesson against a bot is not a seat anyone waits for: My games offers to remove
+    it, and then lists it no more."""
+    page = open_page(browser, gateway, "en", DESKTOP)
+    try:
+        page.goto(f"{gateway.url}/learn?lang=en")
+        page.get_by_test_id("learn").click()
+        game = game_id(page)
+        page.get_by_test_id("coach").wait_for()
+        page.goto(f"{gateway.url}/my?lang=en")
+        row = page.locator(f"[data-testid=my-game][data-game='{game}']")
+        row.get_by_test_id("my-remove").click()
+        page.wait_for_function(f"!document.querySelector(\"[data-game='{game}']\")")
+        assert page.evaluate(f"localStorage.getItem('tongiaki.seat.{game}')") is None
+    finally:
+        page.context.close()

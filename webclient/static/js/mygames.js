@@ -71,6 +71,7 @@ function describe({ id, seat, snapshot, error }) {
     started: stateName(game.state) !== "open",
     stopped: Boolean(game.stopped),
     rematch: game.rematch || null,
+    tutorial: Boolean(game.settings?.tutorial),
   };
 }
 
@@ -98,8 +99,13 @@ function standing(row) {
   return h("span", {}, t("status.finished"));
 }
 
-// `links`: with the seat link of a game still to play (the whole list, on My games).
-function item(row, links = false) {
+// A game this browser no longer needs to list: one over, one only watched, or a
+// tutorial (a lesson against a bot, left when the learner starts a real game).
+const removable = (row) => stateName(row.state) === "finished" || !row.seat || row.tutorial;
+
+// `links`: with the seat link of a game still to play, and Remove where the game
+// allows it (the whole list, on My games); `onRemove` shows the list again.
+function item(row, links = false, onRemove = null) {
   if (row.error) {
     return h("li", { class: "my-game", testid: "my-game", "data-game": row.id }, row.id, " — ", errorText(row.error));
   }
@@ -117,19 +123,24 @@ function item(row, links = false) {
     h("span", { class: "my-time", testid: "my-time" }, t("my.created", { time: when(row.created) }))),
   h("div", { class: "my-links" },
     h("a", { class: `button ${row.yourTurn ? "primary" : "secondary"}`, href: `/games/${row.id}`, testid: "my-play" }, play),
-    row.started ? h("a", { class: "button secondary", href: `/games/${row.id}?replay=1`, testid: "my-replay" }, t("lobby.replay")) : null),
+    row.started ? h("a", { class: "button secondary", href: `/games/${row.id}?replay=1`, testid: "my-replay" }, t("lobby.replay")) : null,
+    onRemove && removable(row) ? h("button", { type: "button", class: "secondary", testid: "my-remove", onclick: () => {
+      if (row.seat) seats.clear(row.id);
+      watched.remove(row.id);
+      onRemove();
+    } }, t("my.remove")) : null),
   links && row.seat && stateName(row.state) !== "finished" ? seatLinkBox(row.id) : null);
 }
 
 // The list, the seated games first; `most` rows at most (the rest behind a link).
-export function renderMine(rows, most = Infinity) {
+export function renderMine(rows, most = Infinity, onRemove = null) {
   const mine = rows.filter((r) => r.seat);
   const others = rows.filter((r) => !r.seat);
   const shown = mine.slice(0, most);
-  const parts = [h("ul", { class: "my-games", testid: "my-games" }, ...shown.map((row) => item(row, most === Infinity)))];
+  const parts = [h("ul", { class: "my-games", testid: "my-games" }, ...shown.map((row) => item(row, most === Infinity, onRemove)))];
   if (!mine.length) parts.push(h("p", { class: "muted", testid: "my-none" }, t("my.none")));
   if (most === Infinity && others.length) {
-    parts.push(h("h2", {}, t("my.watched")), h("ul", { class: "my-games", testid: "my-watched" }, ...others.map((row) => item(row))));
+    parts.push(h("h2", {}, t("my.watched")), h("ul", { class: "my-games", testid: "my-watched" }, ...others.map((row) => item(row, false, onRemove))));
   }
   return parts;
 }
@@ -148,7 +159,7 @@ export class MyGamesPage {
   }
 
   async refresh() {
-    this.list.replaceChildren(...renderMine(await myGames()));
+    this.list.replaceChildren(...renderMine(await myGames(), Infinity, () => this.refresh()));
     document.body.dataset.loaded = "1";
   }
 }
