@@ -235,6 +235,9 @@ def test_quick_messages_reach_every_reader_in_their_language(
         page = context.new_page()
         watch_errors(page, errors)
         page.goto(gateway.url + f"/games/{game}?lang={locale}")
+        if phone:
+            # A player's phone keeps players, log and phrases in the drawer.
+            page.get_by_test_id("drawer-open").click()
         expect(page.get_by_test_id("players")).to_be_visible(timeout=WAIT)
         pages[who] = page
     yellow, orange, spectator = pages["yellow"], pages["orange"], pages["spectator"]

@@ -702,6 +702,8 @@ export class GamePage {
     const seats = state === "open" ? this.renderSeats(game) : null;
     const docked = decision ?? undoCard ?? seats;
     this.dock.replaceChildren(...(narrow && docked ? [docked] : []));
+    // A phone's errors lie over the board (the side panel is a drawer there, often shut).
+    if (narrow && this.errorBox.parentNode !== this.boardArea) this.boardArea.append(this.errorBox);
     // A phone's decision is docked over the board's bottom (app.css .dock), a
     // desktop's action bar lies over it: the view keeps clear of that strip for the
     // whole game, so it never moves as the dock or the bar comes and goes.
@@ -730,7 +732,7 @@ export class GamePage {
       h("button", { type: "button", class: "secondary drawer-close", testid: "drawer-close", onclick: () => this.drawer(false) },
         t("drawer.close")),
       narrow ? null : this.renderStatus(game, view, state),
-      this.errorBox,
+      narrow ? null : this.errorBox,
       narrow ? null : seats,
       game.stopped ? renderStopped(game.stopped, {
         rematch: this.social.rematchAction(),

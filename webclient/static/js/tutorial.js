@@ -102,16 +102,16 @@ export class Coach {
     this.offer("welcome");
     const tiles = view.tiles ?? [];
     if (tiles.length > 1) this.offer("stack");
-    // Once this player's points first move: how they are won, and when they decide.
-    if ((view.scores ?? []).some((s) => colourName(s.colour) === me && s.count > 0)) this.offer("scoring");
     if (tiles.some((p) => tile(p.tile)?.paths?.some((path) => path[2] > 0))) this.offer("danger");
     if (page.marks.tiles.size || page.marks.ships.size) this.offer("marks");
     if ((view.royal ?? []).length) this.offer("mask");
-    // Another player's New settlement, told when it happens (its ships vanish otherwise unexplained).
-    if (page.lastRound?.().some((item) => "settle" in (item.entry.action_applied?.action ?? {}) && colourName(item.entry.action_applied.player) !== me)) {
-      this.offer("others_settle");
-    }
     if (page.mine()) {
+      // Once this player's points first move: how they are won, and when they decide.
+      if ((view.scores ?? []).some((s) => colourName(s.colour) === me && s.count > 0)) this.offer("scoring");
+      // Another player's New settlement, told at the next decision (its ships vanish otherwise unexplained).
+      if (page.lastRound().some((item) => "settle" in (item.entry.action_applied?.action ?? {}) && colourName(item.entry.action_applied.player) !== me)) {
+        this.offer("others_settle");
+      }
       const kind = kindOf(view.decision);
       const acts = new Set((view.decision.options ?? []).map((o) => Object.keys(o)[0]));
       if (kind === "turn") {
