@@ -254,6 +254,13 @@ def test_a_new_settlement_says_what_it_sends_home_and_costs(
             ]
         else:
             assert len(said) == 2 and str(lost) in said[1]
+        if viewport == "phone":
+            # Scrolled into sight in the docked decision, above its action bar.
+            card = page.get_by_test_id("consequences").bounding_box()
+            dock = page.get_by_test_id("dock").bounding_box()
+            bar = page.locator("[data-testid=dock] .decision-actions").bounding_box()
+            assert card is not None and dock is not None and bar is not None
+            assert dock["y"] <= card["y"] and card["y"] + min(card["height"], 40) <= bar["y"] + 1
         page.get_by_test_id("consequences").scroll_into_view_if_needed()
         shot(page, f"settle-{locale}-{viewport}")
         found = violations(page)

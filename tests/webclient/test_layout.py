@@ -224,3 +224,26 @@ def test_two_winners_are_named_with_the_languages_and(
         both = i18n.translate(locale, "list.and", head=players[0], final=players[1])
         assert text == i18n.translate(locale, "end.winners", players=both), locale
     assert said["en"] == "Red and Blue share the win!"
+
+
+@pytest.mark.parametrize("locale", ["en", "fi", "he", "hu", "ja", "nl"])
+def test_a_phones_header_is_one_row_with_every_link_whole(
+    browser: Browser, gateway: Running, locale: str
+) -> None:
+    """At 390 px the header is one row, its links all in sight (none cut or scrolled)."""
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+    )
+    page = context.new_page()
+    try:
+        page.goto(f"{gateway.url}/?lang={locale}")
+        page.get_by_test_id("create-game").wait_for()
+        header = page.locator(".topbar").bounding_box()
+        assert header is not None and header["height"] <= 56, header
+        widths = page.evaluate(
+            "() => [document.querySelector('.nav').scrollWidth,"
+            " document.querySelector('.nav').clientWidth]"
+        )
+        assert widths[0] <= widths[1], widths
+    finally:
+        context.close()

@@ -662,7 +662,7 @@ def test_once_every_lesson_tip_was_read_the_coach_says_the_lesson_is_over(
             "document.querySelector('[data-testid=coach]')?.dataset.tip === 'graduate'"
         )
         assert page.get_by_test_id("coach-text").inner_text() == texts["coach.graduate"]
-        assert page.get_by_test_id("coach-lobby").get_attribute("href") == "/"
+        assert page.get_by_test_id("coach-lobby").get_attribute("href") == "/#create"
         page.get_by_test_id("coach-next").click()
         assert page.get_by_test_id("coach").get_attribute("hidden") is not None
         page.reload()

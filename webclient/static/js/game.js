@@ -764,6 +764,21 @@ export class GamePage {
     this.renderLog();
     this.alerts.update(mine);
     if (game.settings?.tutorial) this.coachUpdate();
+    if (narrow) this.showConsequences();
+  }
+
+  // A phone's docked decision: what a choice will do, once it is complete, scrolled
+  // into sight above the action bar (once per choice; the player may scroll on).
+  showConsequences() {
+    const card = this.dock.querySelector("[data-testid=consequences]");
+    const key = `${this.sequence}|${this.picker?.picks.join(" ")}`;
+    if (!card || this.consequencesShown === key) return;
+    this.consequencesShown = key;
+    const dock = this.dock;
+    const top = card.getBoundingClientRect().top - dock.getBoundingClientRect().top + dock.scrollTop;
+    const room = dock.clientHeight - (dock.querySelector(".decision-actions")?.offsetHeight ?? 0);
+    // Down to its end if it is below, up to its top if it is above (its top first).
+    dock.scrollTop = Math.min(Math.max(dock.scrollTop, top + card.offsetHeight - room), top - 8);
   }
 
   // A tutorial game has a coach (tutorial.js, loaded with the first render).
@@ -870,6 +885,8 @@ export class GamePage {
         this.skipButton, this.againButton);
     }
     const waiting = this.queue.length + (this.playing ? 1 : 0);
+    // An ended game has nothing more to play back (its replay steps through it).
+    this.playback.hidden = stateName(this.game?.state) === "finished" && !waiting;
     this.pauseButton.hidden = !this.playing;
     this.pauseButton.textContent = this.paused ? t("playback.resume") : t("playback.pause");
     this.pauseButton.setAttribute("aria-pressed", String(Boolean(this.paused)));

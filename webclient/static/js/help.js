@@ -63,6 +63,9 @@ const THINGS = ".voyage, .waiting-group, .ghost, .royal, .ship";
 // the topmost piece if that is another one.
 export function namesAt(x, y) {
   const nodes = document.elementsFromPoint(x, y);
+  // A chip at the board's edge is all there is to name there (it lies over the board).
+  const chip = nodes.find((n) => n.closest?.(".edge"));
+  if (chip) return nameOf(chip);
   const thing = nodes.find((n) => n.closest?.(THINGS));
   const texts = [thing, ...nodes].map((n) => n && nameOf(n)).filter(Boolean);
   const [first, second] = [...new Set(texts)];

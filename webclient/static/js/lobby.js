@@ -44,7 +44,7 @@ export class LobbyPage {
     const leaveBot = botChoice("leave-bot", t("lobby.leave_open"));
     const timeoutBot = botChoice("timeout-bot", t("lobby.timeout_random"));
     this.error = h("p", { class: "error", testid: "error", role: "alert" });
-    const form = h("form", { class: "card create", testid: "create-form", onsubmit: (e) => {
+    const form = h("form", { class: "card create", id: "create", testid: "create-form", onsubmit: (e) => {
       e.preventDefault();
       this.create(picks, {
         display_name: title.value,
@@ -78,8 +78,12 @@ export class LobbyPage {
       h("section", { class: "card" }, h("h2", {}, t("lobby.games")), this.list),
       h("section", { class: "card" }, h("h2", {}, t("lobby.finished")), this.finished),
     );
+    // Sent here to create a game (the tutorial's "Play a new game"): the form in sight,
+    // again once this browser's games above it are listed.
+    this.form = location.hash === "#create" ? form : null;
+    this.form?.scrollIntoView();
     this.refresh();
-    this.refreshMine();
+    this.refreshMine().then(() => this.form?.scrollIntoView());
     setInterval(() => this.refresh(), 5000);
     setInterval(() => !document.hidden && this.refreshMine(), 15000);
   }

@@ -229,7 +229,7 @@ export class Coach {
     const error = h("p", { class: "error", role: "alert" });
     const buttons = tip === "end" || tip === "graduate"
       ? [
-        h("a", { class: "button primary", href: "/", testid: "coach-lobby" }, t("coach.play_real")),
+        h("a", { class: "button primary", href: "/#create", testid: "coach-lobby" }, t("coach.play_real")),
         tip === "end" ? h("button", { type: "button", class: "secondary", testid: "coach-again", onclick: () => startTutorial().catch((e) => { error.textContent = errorText(e); }) }, t("coach.again")) : null,
         h("button", { type: "button", class: "secondary", testid: "coach-next", onclick: () => this.next() }, (tip === "end" ? t("coach.close") : t("coach.play_on"))),
       ]
