@@ -834,18 +834,25 @@ def _two_islands(s: Any) -> bool:
     return len(set(islands)) >= 2 and any(islands.count(i) >= 2 for i in islands)
 
 
-def test_another_island_clicked_mid_choice_starts_the_choice_there(
-    browser: Browser, gateway: Running, api: Api
-) -> None:
-    """An island picked, its beaches offered: a click on another island that can be
-    expanded on starts the choice over on that island, with no Start over first."""
-    errors: list[str] = []
+def _two_islands_turn(api: Api) -> tuple[str, dict[str, str], Any, list[str]]:
+    """A game at a turn of ``_two_islands``: its snapshot, and the island ("q,r") of
+    each expansion option."""
     game, tokens = api.seated_game(["yellow", "red"])
     snapshot = play_until(api, game, tokens, _two_islands, seed=5)
     options = [o["expand"] for o in snapshot["view"]["decision"]["options"] if "expand" in o]
     hexes = [
         f"{o.get('island', {}).get('q', 0)},{o.get('island', {}).get('r', 0)}" for o in options
     ]
+    return game, tokens, snapshot, hexes
+
+
+def test_another_island_clicked_mid_choice_starts_the_choice_there(
+    browser: Browser, gateway: Running, api: Api
+) -> None:
+    """An island picked, its beaches offered: a click on another island that can be
+    expanded on starts the choice over on that island, with no Start over first."""
+    errors: list[str] = []
+    game, tokens, snapshot, hexes = _two_islands_turn(api)
     first = next(h for h in hexes if hexes.count(h) >= 2)
     other = next(h for h in hexes if h != first)
     with game_page(
@@ -1217,12 +1224,7 @@ def test_a_beach_clicked_before_its_island_picks_both(
     """Nothing picked yet: a click by a beach of an island to expand on picks that
     island and that beach at once (as set-up and landing pick a beach in one click)."""
     errors: list[str] = []
-    game, tokens = api.seated_game(["yellow", "red"])
-    snapshot = play_until(api, game, tokens, _two_islands, seed=5)
-    options = [o["expand"] for o in snapshot["view"]["decision"]["options"] if "expand" in o]
-    hexes = [
-        f"{o.get('island', {}).get('q', 0)},{o.get('island', {}).get('r', 0)}" for o in options
-    ]
+    game, tokens, snapshot, hexes = _two_islands_turn(api)
     first = next(h for h in hexes if hexes.count(h) >= 2)
     with game_page(
         browser, gateway.url, game, seat_to_move(snapshot, tokens), errors=errors
