@@ -1295,3 +1295,45 @@ def test_targets_out_of_sight_are_pointed_at_from_the_edge(
         after = view_box(page)
         assert after[2:] == pytest.approx(before[2:]), (before, after)
     assert errors == []
+
+
+#: A decision whose targets lie wider than the view shown, one of them in it: where
+#: they can all be picked at a readable zoom they are framed together; a zoom the
+#: player chose stays (the edge's chips point to the others).
+SPREAD = """
+async ([chosen]) => {
+  const { Camera } = await import("/static/js/camera.js");
+  const board = {
+    aspect: () => 1010 / 730, svg: { clientWidth: 1010 }, framed: true,
+    goal: { x: -500, y: -361, w: 1000, h: 723 },
+    scale(b = this.goal) { return Math.min(1010 / b.w, 730 / b.h); },
+    wholeBox: () => ({ x: -3000, y: -2168, w: 6000, h: 4336 }),
+    moveTo(box) { this.goal = box; },
+  };
+  const camera = new Camera(board);
+  if (chosen) camera.hold();
+  const points = [[0, 0], [1400, 100]];
+  camera.decide(5, { x: -20, y: -20, w: 1440, h: 140 }, () => false, false, points);
+  return { ...board.goal, scale: board.scale() };
+}
+"""
+
+
+def test_choices_spread_wider_than_the_view_are_framed_together(
+    browser: Browser, gateway: Running
+) -> None:
+    page = browser.new_page(viewport=DESKTOP)
+    try:
+        page.goto(f"{gateway.url}/?lang=en")
+        together, chosen = page.evaluate(SPREAD, [False]), page.evaluate(SPREAD, [True])
+    finally:
+        page.close()
+    assert together["x"] <= -20 and together["x"] + together["w"] >= 1420, together
+    assert together["scale"] >= 0.55, together
+    assert chosen == {
+        "x": -500,
+        "y": -361,
+        "w": 1000,
+        "h": 723,
+        "scale": pytest.approx(1.0097, 1e-3),
+    }

@@ -220,11 +220,19 @@ export class Camera {
       this.board.moveTo(this.centred(goal, bounds), 0);
       return true;
     }
-    // Targets spread wider than this zoom shows, some of them in sight and pickable
-    // there: the view stays (the board's edge points to the others, board.js).
+    // Targets spread wider than this zoom shows: all of them framed where they can
+    // still be picked there (ships drawn, a finger's width apart), unless the player
+    // chose the zoom; else, some of them in sight and pickable, the view stays (the
+    // board's edge points to the others, edges.js).
+    const all = this.frame(bounds, crowded);
+    const fits = this.board.scale(all);
+    if (!manual && fits >= WIDE && !crowded(fits)) {
+      this.board.moveTo(all, 0);
+      return true;
+    }
     const seen = points.some(([x, y]) => x >= goal.x && x <= goal.x + goal.w && y >= goal.y && y <= goal.y + goal.h);
     if (this.board.framed && (roomy || manual) && pickable && seen) return false;
-    this.board.moveTo(this.frame(bounds, crowded), 0);
+    this.board.moveTo(all, 0);
     return true;
   }
 
