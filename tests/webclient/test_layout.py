@@ -247,3 +247,18 @@ def test_a_phones_header_is_one_row_with_every_link_whole(
         assert widths[0] <= widths[1], widths
     finally:
         context.close()
+
+
+def test_every_choice_of_the_lobbys_bot_lists_is_named_once(
+    browser: Browser, gateway: Running
+) -> None:
+    """Who takes a seat over (a leaver's, a clock's): each list names each choice once."""
+    page = browser.new_page()
+    try:
+        page.goto(f"{gateway.url}/?lang=en")
+        page.get_by_test_id("create-game").wait_for()
+        for select in ("leave-bot", "timeout-bot"):
+            names = page.locator(f"[data-testid={select}] option").all_text_contents()
+            assert len(names) == len(set(names)) >= 4, (select, names)
+    finally:
+        page.close()

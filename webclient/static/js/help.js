@@ -88,12 +88,16 @@ export class HelpMode {
       class: "help-label", testid: "help-label", role: "status", "aria-live": "polite", hidden: true,
     }, this.text);
     area.append(this.label);
-    // A chip at the board's edge is named too, and moves nothing while help is on.
+    // A chip at the board's edge is named too (under the pointer, or tapped), and
+    // moves nothing while help is on.
     area.addEventListener("click", (event) => {
       if (!this.on || !event.target.closest?.(".edge")) return;
       event.stopPropagation();
       this.name(event);
     }, true);
+    area.addEventListener("pointermove", (event) => {
+      if (this.on && event.pointerType === "mouse" && event.target.closest?.(".edge")) this.name(event);
+    });
     const svg = area.querySelector("svg");
     // Capture: while on, a tap names the piece and never reaches a target.
     svg.addEventListener("click", (event) => {

@@ -38,11 +38,12 @@ export class LobbyPage {
     const auto = h("input", { type: "checkbox", id: "auto-start", testid: "auto-start" });
     const clock = h("select", { id: "turn-clock", testid: "turn-clock" },
       ...CLOCKS.map((s) => h("option", { value: String(s) }, s ? tn("lobby.clock_seconds", s) : t("lobby.clock_none"))));
-    const botChoice = (id, none) => h("select", { id, testid: id },
+    // `none` names the empty choice; a level it already is (`same`) is not listed again.
+    const botChoice = (id, none, same = null) => h("select", { id, testid: id },
       h("option", { value: "" }, none),
-      ...BOT_LEVELS.map((level) => h("option", { value: level }, td(`bot.${level}`))));
+      ...BOT_LEVELS.filter((level) => level !== same).map((level) => h("option", { value: level }, td(`bot.${level}`))));
     const leaveBot = botChoice("leave-bot", t("lobby.leave_open"));
-    const timeoutBot = botChoice("timeout-bot", t("lobby.timeout_random"));
+    const timeoutBot = botChoice("timeout-bot", t("lobby.timeout_random"), "random");
     this.error = h("p", { class: "error", testid: "error", role: "alert" });
     const form = h("form", { class: "card create", id: "create", testid: "create-form", onsubmit: (e) => {
       e.preventDefault();
