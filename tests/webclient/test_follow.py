@@ -979,13 +979,17 @@ def test_zooming_in_keeps_the_decisions_targets_where_they_are(
 def test_a_replay_opened_without_a_step_starts_at_the_beginning(
     browser: Browser, gateway: Running, api: Api
 ) -> None:
-    """A game watched again starts from its first entry, as a replay does elsewhere."""
+    """A game watched again starts from its beginning (the board as the game began),
+    as a replay does elsewhere."""
     game, tokens = api.seated_game(["yellow", "green"])
     api.play(game, tokens, steps=12, seed=3)
     page = browser.new_page(viewport=DESKTOP)
     try:
         page.goto(f"{gateway.url}/games/{game}?replay=1&lang=en")
         page.wait_for_function("document.body.dataset.replayAt !== undefined")
-        assert state(page)["replayAt"] == "0"
+        entries = api.ok("GET", f"/api/v1/games/{game}/entries?page_size=100")["entries"]
+        began = next(int(e["sequence"]) for e in entries if "game_started" in e)
+        assert state(page)["replayAt"] == str(began)
+        assert page.locator("[data-testid=board] [data-testid=tile]").count() >= 1
     finally:
         page.close()

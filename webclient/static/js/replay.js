@@ -44,8 +44,10 @@ export class ReplayPage {
       this.error.textContent = errorText(error);
       return;
     }
-    // From the start, as a game is watched again (a link may name a step).
-    const at = Number.isInteger(this.wanted) ? this.wanted : 0;
+    // From the start (the board as the game began), as a game is watched again; a
+    // link may name a step.
+    const began = this.chronicle.items.find((item) => item.entry.game_started)?.sequence ?? 0;
+    const at = Number.isInteger(this.wanted) ? this.wanted : began;
     this.go(Math.min(Math.max(at, 0), this.last));
   }
 
