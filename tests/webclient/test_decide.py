@@ -327,6 +327,9 @@ def test_an_expansion_that_fills_a_beach_says_a_chain_reaction_starts(
         full = [s for s in said if "becomes full: a chain reaction starts." in s]
         assert full and said[0] == full[0], said
         assert sum("Where its ships could then sail" in s for s in said) == len(full), said
+        # The button says it too, where a click is made.
+        confirm = page.get_by_test_id("confirm").inner_text()
+        assert confirm.endswith(": a chain reaction starts"), confirm
         shot(page, "fills-en-desktop")
         if quiet is not None:  # an expansion that fills nothing says nothing
             page.get_by_test_id("reset").click()
@@ -336,6 +339,7 @@ def test_an_expansion_that_fills_a_beach_says_a_chain_reaction_starts(
             page.locator(f"[data-testid=option][data-index='{quiet}']").click()
             page.get_by_test_id("confirm").wait_for()
             assert page.get_by_test_id("consequence").count() == 0
+            assert "chain reaction" not in page.get_by_test_id("confirm").inner_text()
     finally:
         context.close()
     assert errors == []

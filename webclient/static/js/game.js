@@ -14,7 +14,7 @@ import { Chronicle, fetchEntries } from "./history.js";
 import { prefs, SPEEDS } from "./settings.js";
 import { TurnAlerts, allowNotifications, clockText } from "./alerts.js";
 import { renderEnd, renderStopped } from "./endgame.js";
-import { consequences, fewTilesLeft } from "./consequences.js";
+import { consequences, fewTilesLeft, fills } from "./consequences.js";
 import { since, renderSince } from "./since.js";
 import { Social, isAside, seatLinkBox } from "./social.js";
 import { HelpMode } from "./help.js";
@@ -1068,7 +1068,10 @@ export class GamePage {
     // meant for one never meets the other.
     const actions = h("div", { class: "decision-actions", testid: "decision-actions" },
       ready ? h("button", { type: "button", testid: "confirm", class: "primary", onclick: () => this.submit(ready.action) },
-        t("decision.confirm", { option: describeOption(ready.action, view, decision) })) : null,
+        // A choice that fills a beach says so on the button itself: a chain reaction starts.
+        fills(ready.action, view, decision, this.seat ? colourName(this.seat.colour) : "").length
+          ? t("decision.confirm_chain", { option: describeOption(ready.action, view, decision) })
+          : t("decision.confirm", { option: describeOption(ready.action, view, decision) })) : null,
       picker.picks.length ? h("button", { type: "button", class: "secondary reset", testid: "reset", onclick: () => { picker.reset(); this.render(); } }, t("decision.reset")) : null);
     // What the choice will do comes right under the prompt, never below the fold of a phone's dock.
     const parts = [

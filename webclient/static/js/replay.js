@@ -140,7 +140,8 @@ export class ReplayPage {
         range,
         // What this step did, under the controls (the log below may be scrolled away).
         h("p", { class: "replay-step", testid: "replay-step", "aria-live": "polite" },
-          ...(this.chronicle.items.find((i) => i.sequence === this.at)?.lines ?? []).map((line) => h("span", { class: "line" }, line))),
+          (this.chronicle.items.find((i) => i.sequence === this.at)?.lines ?? [])
+            .reduce((first, second) => (first ? t("text.sentences", { first, second }) : second), "")),
         h("p", { class: "replay-buttons" },
           button("first", "|◀", t("replay.first")),
           button("turn-back", "◀◀", t("replay.turn_back")),
