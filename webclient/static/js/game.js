@@ -772,7 +772,9 @@ export class GamePage {
   showConsequences() {
     const card = this.dock.querySelector("[data-testid=consequences]");
     const key = `${this.sequence}|${this.picker?.picks.join(" ")}`;
-    if (!card || this.consequencesShown === key) return;
+    // A coach's tip in the dock is read first, from its top (tutorial.js).
+    const tip = this.dock.querySelector("[data-testid=coach]:not([hidden])");
+    if (!card || tip || this.consequencesShown === key) return;
     this.consequencesShown = key;
     const dock = this.dock;
     const top = card.getBoundingClientRect().top - dock.getBoundingClientRect().top + dock.scrollTop;
