@@ -93,7 +93,7 @@ def test_a_stopped_game_says_so_in_the_log_the_status_and_the_end_card(
         page = context.new_page()
         watch_errors(page, errors)
         # The replay's last step is the stopped game; the step before it is not.
-        page.goto(stalling.url + f"/games/{game}?replay=1&lang=en")
+        page.goto(stalling.url + f"/games/{game}?replay=1&at={snapshot['sequence']}&lang=en")
         expect(page.get_by_test_id("stopped-title")).to_have_text(
             i18n.translate("en", "end.stopped"), timeout=WAIT
         )
