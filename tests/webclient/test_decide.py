@@ -1144,12 +1144,12 @@ def test_a_new_decision_brings_its_prompt_into_the_side_panel(
     assert errors == []
 
 
-def _supply_limits_expansion(s: Any) -> bool:
-    """A turn where an expansion places as many ships as the supply holds, fewer than
-    the ships already on that island (R5.2), and more than one beach is left to pick."""
+def _supply_limited_island(s: Any) -> Any:
+    """The island of a turn where an expansion places as many ships as the supply
+    holds, fewer than the ships already on it (R5.2), in more than one way; or None."""
     decision = s["view"].get("decision")
     if not decision or decision.get("kind") != "DECISION_KIND_TURN":
-        return False
+        return None
     colour = name(decision["player"])
     supply = next(
         (
@@ -1173,8 +1173,12 @@ def _supply_limits_expansion(s: Any) -> bool:
             1 for o in decision["options"] if o.get("expand", {}).get("island") == expand["island"]
         )
         if 1 <= supply < here and ways > 1:
-            return True
-    return False
+            return expand["island"]
+    return None
+
+
+def _supply_limits_expansion(s: Any) -> bool:
+    return _supply_limited_island(s) is not None
 
 
 def test_an_expansion_the_supply_limits_says_so(
@@ -1207,11 +1211,7 @@ def test_an_expansion_the_supply_limits_says_so(
         )
         page.goto(f"{gateway.url}/games/{game}?lang=en")
         page.wait_for_function(MINE)
-        island = next(
-            o["expand"]["island"]
-            for o in snapshot["view"]["decision"]["options"]
-            if "expand" in o and len(o["expand"].get("beaches", [])) == supply
-        )
+        island = _supply_limited_island(snapshot)
         key = f"island:{island.get('q', 0)},{island.get('r', 0)}"
         page.locator(f"[data-testid=target][data-key='{key}']").click()
         said = page.get_by_test_id("instruction").inner_text()
