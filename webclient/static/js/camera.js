@@ -161,9 +161,9 @@ export class Camera {
   // with them, where it showed the whole board (and the grown board is still shown
   // whole at a decision: WHOLE), else exactly as it was.
   homeView(home) {
-    if (!home.whole) return { x: home.x, y: home.y, w: home.w, h: home.h };
-    const whole = this.board.wholeBox();
-    return this.board.scale(whole) >= WHOLE || inside(whole, home) ? whole : { x: home.x, y: home.y, w: home.w, h: home.h };
+    const { whole: wasWhole, ...box } = home;
+    const whole = wasWhole ? this.board.wholeBox() : null;
+    return whole && (this.board.scale(whole) >= WHOLE || inside(whole, box)) ? whole : box;
   }
 
   // The entries have played: back to the view they were followed from.
@@ -199,8 +199,9 @@ export class Camera {
     // A landing is framed on its island, once (its ships are placed one by one there,
     // whatever view came before): a view already that close on it stays.
     if (close) {
-      if (this.board.framed && inside(bounds, goal) && pickable && scale >= this.board.scale(this.frame(bounds, crowded, CLOSE)) * 0.9) return false;
-      this.board.moveTo(this.frame(bounds, crowded, CLOSE), 0);
+      const landing = this.frame(bounds, crowded, CLOSE);
+      if (this.board.framed && inside(bounds, goal) && pickable && scale >= this.board.scale(landing) * 0.9) return false;
+      this.board.moveTo(landing, 0);
       return true;
     }
     // A view the player chose that shows every target stays.
